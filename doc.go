@@ -1,0 +1,24 @@
+// Package vmnetkit is the pure decision logic of VM network controllers,
+// packaged so that Kubernetes operators and Cluster API infrastructure
+// providers can import it instead of re-writing it.
+//
+// The module holds four side-effect-free packages. None of them does I/O,
+// starts a goroutine, reads the clock or logs; the same input always gives the
+// same output.
+//
+//   - [github.com/vmnetkit/vmnetkit/ipam] allocates addresses to VM NICs from
+//     an IPv4 or IPv6 CIDR with a start/end range, exclusions and reserved
+//     addresses, with memory that follows what is allocated, and snapshots and
+//     restores a pool exactly.
+//   - [github.com/vmnetkit/vmnetkit/leasestore] rebuilds a DHCP agent's lease
+//     table from a pool snapshot and plans the change between two tables.
+//   - [github.com/vmnetkit/vmnetkit/conditions] sets Kubernetes-style status
+//     conditions with an injected clock, and decides CacheReady for a
+//     controller that rebuilds an in-memory cache after a restart.
+//   - [github.com/vmnetkit/vmnetkit/readiness] decides whether a VM's network
+//     is ready, NIC by NIC.
+//
+// Adapters that embed these packages in real controllers (an IPPool operator
+// on controller-runtime, a Cluster API style provider, a DHCPv4 agent) live in
+// the separate module github.com/vmnetkit/vmnetkit/examples.
+package vmnetkit
