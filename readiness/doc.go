@@ -2,4 +2,86 @@
 // has a usable address, or, without DHCP NICs, at least one usable address is
 // known from the hypervisor or the Kubernetes Node. NICs are matched one by
 // one, never counted.
+//
+// A Cluster API infrastructure provider calls [Evaluate] with the devices of
+// its spec (see [ParseDevice] for Cluster API style strings), the NICs its
+// hypervisor reports, the Node's addresses and the prefixes it knows to be
+// virtual, and gets a [Verdict]: Ready, a Reason and Message for its
+// condition, and per device what was credited, what was ignored and why.
+//
+// # Matching NICs to devices
+//
+// A NIC whose MAC equals a device's MAC (compared in any of the accepted
+// forms and cases) belongs to that device; several NICs with the same MAC all
+// do. A device left without a NIC takes the NIC at its own index, unless that
+// NIC belongs to another device by MAC, or both the device and the NIC have a
+// MAC (then they differ). A NIC with an unparsable MAC matches no MAC and
+// still counts as having one. A NIC that belongs to no device is reported in
+// Verdict.Ignored; its addresses are never credited under Strict.
+//
+// # The Strict policy (the zero Policy)
+//
+//  1. A usable address is valid and not unspecified, loopback, link-local
+//     (169.254.0.0/16, fe80::/10), multicast, or inside an Input.Ignore
+//     prefix. Reported addresses are compared unmapped (::ffff:10.0.0.1 is
+//     10.0.0.1) and without zone. Unusable addresses are never credited and
+//     are listed, with why, in the verdict of the device whose NIC reported
+//     them.
+//  2. A DHCP4 device is satisfied by a usable IPv4 address on its own NICs
+//     that is not a static address of any device; DHCP6 likewise with IPv6;
+//     a device with both needs both.
+//  3. A usable Node address that no NIC reports and that is not a static
+//     address can satisfy a pending DHCP device of its family only when
+//     exactly one such device is pending after the NICs are looked at;
+//     with two or more it is ambiguous, ignored, and the Message says so.
+//     A Node address that is a device's static address is credited to
+//     that device; one no device waits for is credited to the machine.
+//  4. Static devices never block readiness (their addresses are known from
+//     the spec). A static device is a [Mismatch] when, for a family it has
+//     static addresses of and no DHCP for, its NIC reports usable addresses
+//     and none is one of its own (an IPv6 SLAAC address on an IPv4-only
+//     static NIC is not a mismatch).
+//  5. Ready when every DHCP device is satisfied and at least one usable
+//     address is known from any NIC or the Node, so that a VM with only
+//     static or no-address devices still waits for one sign of life.
+//  6. Verdict.Addresses: every credited address, deduplicated, in device
+//     order, IPv4 before IPv6 within a device, then the addresses known only
+//     from the Node, in Input.NodeAddrs order.
+//
+// A spec is invalid (Reason [ReasonInvalidNetworkSpec], never ready, the
+// problems in Verdict.Problems) when a MAC is not a MAC, two devices share a
+// MAC, a static address cannot be a VM's address (zero, zoned, IPv4-mapped,
+// unspecified, loopback, link-local, multicast), a static address is listed
+// twice, or a device asks DHCP for a family it has static addresses of.
+//
+// # The Counting policy
+//
+// Counting is the legacy rule, reproduced exactly so that a provider can
+// switch to this package first and to Strict second:
+//
+//  1. collect the distinct valid addresses every NIC reports;
+//  2. if fewer than the devices that want an address, add the Node's
+//     internal address: the first valid Input.NodeAddrs entry (adapters list
+//     the Node's InternalIP addresses first);
+//  3. with DHCP devices, ready when the collected addresses that are not a
+//     static address number at least the DHCP devices; without DHCP
+//     devices, ready with at least one collected address.
+//
+// Counting validates no spec and uses no Ignore prefix. Where it differs
+// from Strict (each difference has a test in policy_test.go):
+//   - link-local, loopback, multicast and unspecified addresses count;
+//   - a virtual IP or any address inside Ignore counts;
+//   - an address on the wrong NIC counts for another device: a second
+//     address on one DHCP NIC satisfies a second DHCP device, and an
+//     unexpected address on a static NIC satisfies a DHCP device;
+//   - addresses of NICs that are not in the spec (a container bridge the
+//     guest tools report) count;
+//   - the Node is consulted only when fewer addresses than devices that
+//     want one were reported, and only its first address;
+//   - families are not modelled: an IPv4 address satisfies a device that
+//     waits for DHCPv6, or for both DHCPv4 and DHCPv6;
+//   - an invalid spec (duplicate MAC, unparsable MAC) is evaluated anyway.
+//
+// Evaluate is pure: no I/O, no clock, no global state; the same Input gives
+// the same Verdict, and no Input makes it panic.
 package readiness
