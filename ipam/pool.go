@@ -1,0 +1,238 @@
+package ipam
+
+import (
+	"fmt"
+	"iter"
+	"maps"
+	"net/netip"
+
+	"github.com/vmnetkit/vmnetkit/internal/u128"
+	"go4.org/netipx"
+)
+
+// Pool hands out the addresses of a Spec to owners, one address per owner.
+// Its memory follows the number of allocations and the number of Exclude
+// ranges and Reserved addresses, never the size of the range: a /64 or a /0
+// costs no more than a /29 with the same allocations.
+//
+// A Pool is not safe for concurrent use: callers serialize access (an
+// adapter holds its lock around each call). The zero Pool is not usable;
+// use New or Restore.
+type Pool struct {
+	l      *layout // immutable, shared by clones
+	t      tree
+	owners map[string]u128.U128 // owner -> offset
+	hint   u128.U128            // Lowest: no free offset below hint
+	cursor u128.U128            // Sequential: where the next search starts
+}
+
+// New returns an empty pool for spec, or an error wrapping ErrInvalidSpec
+// (see Spec.Validate). The pool keeps its own copy of spec's slices.
+func New(spec Spec) (*Pool, error) {
+	l, err := compile(spec)
+	if err != nil {
+		return nil, err
+	}
+	return newPool(l, 0), nil
+}
+
+func newPool(l *layout, sizeHint int) *Pool {
+	return &Pool{
+		l:      l,
+		t:      newTree(l.levels, l.max, l.blocked),
+		owners: make(map[string]u128.U128, sizeHint),
+	}
+}
+
+// Prefix returns the pool's prefix.
+func (p *Pool) Prefix() netip.Prefix { return p.l.spec.Prefix }
+
+// Range returns the pool's first and last allocatable addresses: the
+// Spec's Start and End, or the prefix's first and last usable addresses.
+func (p *Pool) Range() netipx.IPRange {
+	return netipx.IPRangeFrom(p.l.addr(u128.U128{}), p.l.addr(p.l.max))
+}
+
+// Spec returns a copy of the pool's Spec.
+func (p *Pool) Spec() Spec { return p.l.spec.clone() }
+
+// Len returns the number of allocated addresses.
+func (p *Pool) Len() int { return len(p.owners) }
+
+// Check reports whether addr could ever be allocated from p: nil, or an
+// error wrapping ErrOutOfRange, ErrExcluded or ErrReserved. It ignores
+// current allocations. It does not allocate.
+func (p *Pool) Check(addr netip.Addr) error {
+	if _, err := p.l.check(addr); err != nil {
+		return p.errorf("check %q", addr, err)
+	}
+	return nil
+}
+
+// errorf wraps err as "ipam: <op> in <prefix>: err"; args are op's arguments
+// and addresses among them are quoted as strings.
+func (p *Pool) errorf(op string, arg any, err error) error {
+	if a, ok := arg.(netip.Addr); ok {
+		arg = a.String()
+	}
+	return fmt.Errorf("ipam: "+op+" in %s: %w", arg, p.l.spec.Prefix, err)
+}
+
+// Allocate returns the address owner holds, allocating one by the pool's
+// Strategy if owner holds none. It returns an error wrapping
+// ErrInvalidOwner for an owner that is empty or a marker, or ErrExhausted
+// when no address is free. Once the pool's maps have grown, it allocates
+// memory only to store a new owner.
+func (p *Pool) Allocate(owner string) (netip.Addr, error) {
+	if o, ok := p.owners[owner]; ok {
+		return p.l.addr(o), nil
+	}
+	if !validOwner(owner) {
+		return netip.Addr{}, p.errorf("allocate %q", owner, ErrInvalidOwner)
+	}
+	var o u128.U128
+	var ok bool
+	switch p.l.spec.Strategy {
+	case Sequential:
+		if o, ok = p.t.nextFree(p.cursor); !ok && !p.cursor.IsZero() {
+			o, ok = p.t.nextFree(u128.U128{})
+		}
+	default:
+		if !p.l.max.Less(p.hint) {
+			o, ok = p.t.nextFree(p.hint)
+		}
+	}
+	if !ok {
+		return netip.Addr{}, p.errorf("allocate %q", owner, ErrExhausted)
+	}
+	p.take(o, owner)
+	p.cursor = o.Add64(1)
+	if p.l.max.Less(p.cursor) {
+		p.cursor = u128.U128{}
+	}
+	return p.l.addr(o), nil
+}
+
+// take allocates the free offset o to owner.
+func (p *Pool) take(o u128.U128, owner string) {
+	p.t.insert(o, owner)
+	p.owners[owner] = o
+	if o == p.hint {
+		p.hint = o.Add64(1)
+	}
+}
+
+// AllocateAddr allocates addr to owner. It is a no-op if owner already holds
+// addr. Otherwise it returns an error wrapping ErrInvalidOwner,
+// ErrOutOfRange, ErrExcluded, ErrReserved, ErrInUse (another owner holds
+// addr) or ErrOwnerHasAddr (owner holds another address).
+func (p *Pool) AllocateAddr(addr netip.Addr, owner string) error {
+	op := "allocate %q to " + fmt.Sprintf("%q", owner)
+	if !validOwner(owner) {
+		return p.errorf(op, addr, ErrInvalidOwner)
+	}
+	o, err := p.l.check(addr)
+	if err != nil {
+		return p.errorf(op, addr, err)
+	}
+	if held, ok := p.owners[owner]; ok {
+		if held == o {
+			return nil
+		}
+		return p.errorf(op, addr, fmt.Errorf("%q holds %s: %w", owner, p.l.addr(held), ErrOwnerHasAddr))
+	}
+	if other, ok := p.t.owner(o); ok {
+		return p.errorf(op, addr, fmt.Errorf("held by %q: %w", other, ErrInUse))
+	}
+	p.take(o, owner)
+	return nil
+}
+
+// Release frees addr and returns the owner that held it. If addr is not
+// allocated it returns an error wrapping ErrNotAllocated, and also
+// ErrOutOfRange, ErrExcluded or ErrReserved when that is why. It does not
+// allocate on success.
+func (p *Pool) Release(addr netip.Addr) (owner string, err error) {
+	o, err := p.l.check(addr)
+	if err != nil {
+		return "", p.errorf("release %q", addr, fmt.Errorf("%w: %w", err, ErrNotAllocated))
+	}
+	owner, ok := p.t.remove(o)
+	if !ok {
+		return "", p.errorf("release %q", addr, ErrNotAllocated)
+	}
+	p.forget(o, owner)
+	return owner, nil
+}
+
+// forget drops the bookkeeping of owner, whose offset o was just freed.
+func (p *Pool) forget(o u128.U128, owner string) {
+	delete(p.owners, owner)
+	if o.Less(p.hint) {
+		p.hint = o
+	}
+}
+
+// ReleaseOwner frees the address owner holds and returns it; ok is false if
+// owner holds none.
+func (p *Pool) ReleaseOwner(owner string) (addr netip.Addr, ok bool) {
+	o, ok := p.owners[owner]
+	if !ok {
+		return netip.Addr{}, false
+	}
+	p.t.remove(o)
+	p.forget(o, owner)
+	return p.l.addr(o), true
+}
+
+// Lookup returns the owner of addr; ok is false if addr is not allocated.
+// It does not allocate.
+func (p *Pool) Lookup(addr netip.Addr) (owner string, ok bool) {
+	o, err := p.l.offset(addr)
+	if err != nil {
+		return "", false
+	}
+	return p.t.owner(o)
+}
+
+// AddrOf returns the address owner holds; ok is false if it holds none.
+// It does not allocate.
+func (p *Pool) AddrOf(owner string) (addr netip.Addr, ok bool) {
+	o, ok := p.owners[owner]
+	if !ok {
+		return netip.Addr{}, false
+	}
+	return p.l.addr(o), true
+}
+
+// Stats returns the pool's exact counts. It does not allocate.
+func (p *Pool) Stats() Stats {
+	size := p.l.max.Add64(1)
+	alloc := u128.From64(uint64(len(p.owners)))
+	res := u128.From64(uint64(len(p.l.reserved)))
+	return Stats{
+		Size:      Count{size},
+		Allocated: Count{alloc},
+		Excluded:  Count{p.l.excluded},
+		Reserved:  Count{res},
+		Free:      Count{size.Sub(alloc).Sub(p.l.excluded).Sub(res)},
+	}
+}
+
+// All returns the allocations in address order. The pool must not change
+// during the iteration.
+func (p *Pool) All() iter.Seq2[netip.Addr, string] {
+	return func(yield func(netip.Addr, string) bool) {
+		p.t.each(func(o u128.U128, owner string) bool {
+			return yield(p.l.addr(o), owner)
+		})
+	}
+}
+
+// Clone returns an independent copy of p.
+func (p *Pool) Clone() *Pool {
+	c := *p
+	c.t = p.t.clone()
+	c.owners = maps.Clone(p.owners)
+	return &c
+}

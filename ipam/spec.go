@@ -1,0 +1,262 @@
+package ipam
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+
+	"github.com/vmnetkit/vmnetkit/internal/u128"
+	"go4.org/netipx"
+)
+
+// Spec describes a pool: the prefix it allocates from, the optional range
+// that narrows it, and the addresses it never hands out. The zero Spec is
+// invalid (it has no prefix).
+//
+// The usable addresses of a prefix exclude the IPv4 network and broadcast
+// addresses, except in a /31 or /32 (RFC 3021), and the IPv6 subnet-router
+// anycast address (the prefix's first address), except in a /127 or /128
+// (RFC 6164). Exclude ranges and Reserved addresses must lie inside the
+// prefix; the parts of them outside [Start, End] are ignored.
+type Spec struct {
+	Prefix   netip.Prefix     // required, canonical (masked), no IPv4-mapped IPv6 confusion: its family is the pool's
+	Start    netip.Addr       // optional first allocatable address (zero: the first usable address)
+	End      netip.Addr       // optional last allocatable address (zero: the last usable address)
+	Exclude  []netipx.IPRange // never allocated; counted as excluded
+	Reserved []netip.Addr     // never allocated; counted as reserved (server, router)
+	Strategy Strategy         // Lowest (zero value) or Sequential
+}
+
+// Validate reports whether s describes a pool: nil, or an error wrapping
+// ErrInvalidSpec that quotes the offending value. The Prefix must be valid
+// and canonical (Prefix == Prefix.Masked()); Start and End, when set, must be
+// usable addresses of the prefix's family without a zone, Start not after
+// End; every Exclude range must be valid and inside the prefix; every
+// Reserved address must be inside the prefix, without a zone; Strategy must
+// be Lowest or Sequential.
+func (s Spec) Validate() error {
+	_, err := compile(s)
+	return err
+}
+
+// clone returns s with its slices copied.
+func (s Spec) clone() Spec {
+	s.Exclude = slices.Clone(s.Exclude)
+	s.Reserved = slices.Clone(s.Reserved)
+	return s
+}
+
+// span is an inclusive range of offsets.
+type span struct{ lo, hi u128.U128 }
+
+// layout is a validated Spec in offset space: offset 0 is the first
+// allocatable address (Start), offset max the last (End).
+type layout struct {
+	spec     Spec // a private copy
+	is4      bool
+	first    u128.U128 // Start as an integer
+	max      u128.U128 // End - Start
+	exclude  []span    // merged Exclude ranges clipped to [0, max], ascending
+	reserved []u128.U128
+	blocked  []span // exclude and reserved merged, ascending
+	excluded u128.U128
+	levels   uint // height of the offset tree: 6*levels bits cover max
+}
+
+func invalidSpec(format string, args ...any) error {
+	return fmt.Errorf("ipam: spec "+format+": %w", append(args, ErrInvalidSpec)...)
+}
+
+// usableRange returns the first and last usable addresses of p as integers.
+func usableRange(p netip.Prefix) (first, last u128.U128) {
+	bitLen := p.Addr().BitLen()
+	host := uint(bitLen - p.Bits())
+	first = u128.FromAddr(p.Addr())
+	last = first.Add(u128.From64(1).Lsh(host).Sub64(1))
+	if host == 128 {
+		last = u128.Max
+	}
+	switch {
+	case bitLen == 32 && host >= 2:
+		first, last = first.Add64(1), last.Sub64(1)
+	case bitLen == 128 && host >= 2:
+		first = first.Add64(1)
+	}
+	return first, last
+}
+
+func compile(s Spec) (*layout, error) {
+	p := s.Prefix
+	if !p.IsValid() {
+		return nil, invalidSpec("prefix %q is not valid", p.String())
+	}
+	if p != p.Masked() {
+		return nil, invalidSpec("prefix %q is not canonical (want %s)", p.String(), p.Masked())
+	}
+	if s.Strategy != Lowest && s.Strategy != Sequential {
+		return nil, invalidSpec("strategy %q is not Lowest or Sequential", s.Strategy.String())
+	}
+	is4 := p.Addr().Is4()
+	first, last := usableRange(p)
+	in := func(what string, a netip.Addr) error {
+		switch {
+		case !a.IsValid():
+			return invalidSpec("%s %q is not valid", what, a.String())
+		case a.Zone() != "":
+			return invalidSpec("%s %q has a zone", what, a.String())
+		case a.Is4() != is4:
+			return invalidSpec("%s %q is not in the family of prefix %s", what, a.String(), p)
+		case !p.Contains(a):
+			return invalidSpec("%s %q is outside prefix %s", what, a.String(), p)
+		}
+		return nil
+	}
+	usable := func(what string, a netip.Addr) (u128.U128, error) {
+		if err := in(what, a); err != nil {
+			return u128.U128{}, err
+		}
+		v := u128.FromAddr(a)
+		if v.Less(first) || last.Less(v) {
+			return u128.U128{}, invalidSpec("%s %q is not a usable address of prefix %s", what, a.String(), p)
+		}
+		return v, nil
+	}
+	lo, hi := first, last
+	var err error
+	if s.Start.IsValid() || s.Start.Zone() != "" {
+		if lo, err = usable("start", s.Start); err != nil {
+			return nil, err
+		}
+	}
+	if s.End.IsValid() || s.End.Zone() != "" {
+		if hi, err = usable("end", s.End); err != nil {
+			return nil, err
+		}
+	}
+	if hi.Less(lo) {
+		return nil, invalidSpec("start %q is after end %q", lo.Addr(is4).String(), hi.Addr(is4).String())
+	}
+	l := &layout{spec: s.clone(), is4: is4, first: lo, max: hi.Sub(lo)}
+
+	// clip converts [a, b] (integers) to offsets inside [0, max].
+	clip := func(a, b u128.U128) (span, bool) {
+		if b.Less(lo) || hi.Less(a) {
+			return span{}, false
+		}
+		if a.Less(lo) {
+			a = lo
+		}
+		if hi.Less(b) {
+			b = hi
+		}
+		return span{a.Sub(lo), b.Sub(lo)}, true
+	}
+	for _, r := range s.Exclude {
+		if !r.IsValid() {
+			return nil, invalidSpec("exclude %q is not a valid range", r.String())
+		}
+		if err := in("exclude "+r.String()+" from", r.From()); err != nil {
+			return nil, err
+		}
+		if err := in("exclude "+r.String()+" to", r.To()); err != nil {
+			return nil, err
+		}
+		if sp, ok := clip(u128.FromAddr(r.From()), u128.FromAddr(r.To())); ok {
+			l.exclude = append(l.exclude, sp)
+		}
+	}
+	for _, a := range s.Reserved {
+		if err := in("reserved", a); err != nil {
+			return nil, err
+		}
+		v := u128.FromAddr(a)
+		if sp, ok := clip(v, v); ok {
+			l.reserved = append(l.reserved, sp.lo)
+		}
+	}
+	slices.SortFunc(l.reserved, u128.U128.Cmp)
+	l.reserved = slices.Compact(l.reserved)
+	l.exclude = mergeSpans(l.exclude)
+	for _, sp := range l.exclude {
+		l.excluded = l.excluded.Add(sp.hi.Sub(sp.lo).Add64(1))
+	}
+	blocked := slices.Clone(l.exclude)
+	for _, r := range l.reserved {
+		if l.inExclude(r) {
+			l.excluded = l.excluded.Sub64(1) // reserved wins
+		} else {
+			blocked = append(blocked, span{r, r})
+		}
+	}
+	l.blocked = mergeSpans(blocked)
+	l.levels = max(1, uint(l.max.BitLen()+5)/6)
+	return l, nil
+}
+
+// mergeSpans sorts spans and merges overlapping or adjacent ones.
+func mergeSpans(s []span) []span {
+	slices.SortFunc(s, func(a, b span) int { return a.lo.Cmp(b.lo) })
+	out := s[:0]
+	for _, sp := range s {
+		if n := len(out); n > 0 {
+			last := &out[n-1]
+			if last.hi == u128.Max || !last.hi.Add64(1).Less(sp.lo) {
+				if last.hi.Less(sp.hi) {
+					last.hi = sp.hi
+				}
+				continue
+			}
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// inExclude reports whether offset o is in an Exclude range.
+func (l *layout) inExclude(o u128.U128) bool {
+	i, found := slices.BinarySearchFunc(l.exclude, o, func(sp span, o u128.U128) int { return sp.lo.Cmp(o) })
+	if found {
+		return true
+	}
+	return i > 0 && !l.exclude[i-1].hi.Less(o)
+}
+
+// inReserved reports whether offset o is a Reserved address.
+func (l *layout) inReserved(o u128.U128) bool {
+	_, found := slices.BinarySearchFunc(l.reserved, o, u128.U128.Cmp)
+	return found
+}
+
+// offset returns a's offset, or an error wrapping ErrOutOfRange. It does
+// not allocate on success.
+func (l *layout) offset(a netip.Addr) (u128.U128, error) {
+	if !a.IsValid() || a.Zone() != "" || a.Is4() != l.is4 {
+		return u128.U128{}, fmt.Errorf("not an address of %s: %w", l.spec.Prefix, ErrOutOfRange)
+	}
+	o := u128.FromAddr(a).Sub(l.first)
+	if l.max.Less(o) {
+		return u128.U128{}, fmt.Errorf("outside %s: %w", l.rangeString(), ErrOutOfRange)
+	}
+	return o, nil
+}
+
+// check returns the reason a can never be allocated, or nil.
+func (l *layout) check(a netip.Addr) (u128.U128, error) {
+	o, err := l.offset(a)
+	if err != nil {
+		return o, err
+	}
+	if l.inReserved(o) {
+		return o, ErrReserved
+	}
+	if l.inExclude(o) {
+		return o, ErrExcluded
+	}
+	return o, nil
+}
+
+func (l *layout) addr(o u128.U128) netip.Addr { return l.first.Add(o).Addr(l.is4) }
+
+func (l *layout) rangeString() string {
+	return l.addr(u128.U128{}).String() + "-" + l.addr(l.max).String()
+}
