@@ -103,7 +103,7 @@ func evaluateCounting(in Input) Verdict {
 		}
 	}
 	if dhcp > 0 {
-		items = append(items, "counted "+strconv.Itoa(nonStatic)+" non-static addresses for "+strconv.Itoa(dhcp)+" dhcp devices")
+		items = append(items, "non-static addresses counted: "+strconv.Itoa(nonStatic)+" of "+strconv.Itoa(dhcp))
 	} else {
 		items = append(items, "waiting for a first address from the hypervisor or the node")
 	}
