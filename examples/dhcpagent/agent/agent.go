@@ -1,0 +1,175 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/insomniacslk/dhcp/dhcpv4/server4"
+	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/leasestore"
+)
+
+// Agent serves one pool's lease table. Its table is an
+// atomic.Pointer[leasestore.Store]: loads build a new table and swap it in,
+// requests read it once each, so neither waits for the other and every
+// reply comes from one table.
+//
+// The zero Agent is not usable; make one with New. An Agent is safe for
+// concurrent use: any number of requests may be handled while a load runs,
+// and concurrent loads are serialized.
+type Agent struct {
+	table atomic.Pointer[leasestore.Store]
+	log   *slog.Logger
+
+	mu   sync.Mutex // serializes loads, so each plan is against the table it replaces
+	seen fileState  // the pool file as last read, for Watch
+}
+
+// New returns an Agent with no table (it answers nobody until a load),
+// logging to log (nil: slog.Default()).
+func New(log *slog.Logger) *Agent {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Agent{log: log}
+}
+
+// Table returns the lease table being served, nil before the first load.
+func (a *Agent) Table() *leasestore.Store { return a.table.Load() }
+
+// Update is the outcome of one load.
+type Update struct {
+	Pool     string          // the pool's namespace/name
+	Leases   int             // leases in the new table
+	Plan     leasestore.Plan // from the previous table (none: every lease is an add)
+	Problems []error         // what the load left out, in the order Config, ipam and leasestore report them
+}
+
+// Load decodes data as a Pool and applies it; see Apply. On an error the
+// table being served is left as it was.
+func (a *Agent) Load(data []byte) (Update, error) {
+	p, err := DecodePool(data)
+	if err != nil {
+		a.log.Error("pool rejected, table unchanged", "err", err)
+		return Update{}, err
+	}
+	return a.Apply(p)
+}
+
+// Apply builds the lease table of p (Pool.Config, ipam.ParseAllocated,
+// leasestore.Build), logs the plan from the table being served and every
+// problem, and swaps the new table in. A pool whose spec is invalid is an
+// error and leaves the table being served as it was; problems with single
+// entries or options only leave those out.
+func (a *Agent) Apply(p *Pool) (Update, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+
+	spec, opts, problems, err := p.Config()
+	if err != nil {
+		a.log.Error("pool rejected, table unchanged", "pool", p.Name(), "err", err)
+		return Update{}, err
+	}
+	snap, ipamProblems := ipam.ParseAllocated(spec, p.Status.Allocated)
+	for _, pr := range ipamProblems {
+		problems = append(problems, pr)
+	}
+	store, storeProblems := leasestore.Build(snap, opts)
+	for _, pr := range storeProblems {
+		if pr.Addr.IsValid() {
+			problems = append(problems, fmt.Errorf("leasestore: entry %q (owner %q): %w", pr.Addr.String(), pr.Owner, pr.Err))
+		} else {
+			problems = append(problems, pr.Err) // pool-wide
+		}
+	}
+
+	old := a.table.Swap(store)
+	u := Update{Pool: p.Name(), Leases: store.Len(), Plan: leasestore.Diff(old, store), Problems: problems}
+	a.logUpdate(p, u)
+	return u, nil
+}
+
+// maxLogged bounds the plan lines one load logs per kind, so that loading
+// a pool of a million leases does not log a million lines.
+const maxLogged = 20
+
+func (a *Agent) logUpdate(p *Pool, u Update) {
+	a.log.Info("table swapped", "pool", u.Pool, "resourceVersion", p.Metadata.ResourceVersion,
+		"leases", u.Leases, "add", len(u.Plan.Add), "update", len(u.Plan.Update),
+		"remove", len(u.Plan.Remove), "problems", len(u.Problems))
+	for i, l := range u.Plan.Add {
+		if i == maxLogged {
+			a.log.Info("more adds not logged", "count", len(u.Plan.Add)-i)
+			break
+		}
+		a.log.Info("add", "mac", l.MAC.String(), "addr", l.Addr.String())
+	}
+	for i, c := range u.Plan.Update {
+		if i == maxLogged {
+			a.log.Info("more updates not logged", "count", len(u.Plan.Update)-i)
+			break
+		}
+		a.log.Info("update", "mac", c.New.MAC.String(), "from", c.Old.Addr.String(), "to", c.New.Addr.String())
+	}
+	for i, l := range u.Plan.Remove {
+		if i == maxLogged {
+			a.log.Info("more removes not logged", "count", len(u.Plan.Remove)-i)
+			break
+		}
+		a.log.Info("remove", "mac", l.MAC.String(), "addr", l.Addr.String())
+	}
+	for _, pr := range u.Problems {
+		a.log.Warn("problem", "pool", u.Pool, "err", pr)
+	}
+}
+
+// Respond is Reply on the table being served, read once.
+func (a *Agent) Respond(req *dhcpv4.DHCPv4) (*dhcpv4.DHCPv4, error) {
+	return Reply(req, a.table.Load())
+}
+
+// Handle is the agent's server4.Handler: it answers m on conn at
+// Destination, and logs each reply (info) and each silence (debug).
+func (a *Agent) Handle(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
+	resp, err := a.Respond(m)
+	if err != nil {
+		a.log.Debug("no reply", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
+			"type", m.MessageType().String(), "reason", err)
+		return
+	}
+	dst := Destination(m, resp, peer)
+	if _, err := conn.WriteTo(resp.ToBytes(), dst); err != nil {
+		a.log.Error("send failed", "xid", m.TransactionID.String(), "to", dst.String(), "err", err)
+		return
+	}
+	attrs := []any{"xid", resp.TransactionID.String(), "mac", resp.ClientHWAddr.String(), "to", dst.String()}
+	if resp.MessageType() == dhcpv4.MessageTypeNak {
+		attrs = append(attrs, "reason", resp.Message())
+	} else {
+		attrs = append(attrs, "addr", resp.YourIPAddr.String())
+	}
+	a.log.Info(resp.MessageType().String(), attrs...)
+}
+
+// Serve answers DHCPv4 requests on conn until ctx is done or conn fails,
+// then closes conn. It returns nil when ctx ended it.
+func (a *Agent) Serve(ctx context.Context, conn net.PacketConn) error {
+	srv, err := server4.NewServer("", nil, a.Handle, server4.WithConn(conn))
+	if err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { srv.Close() })
+	defer stop()
+	a.log.Info("serving", "addr", conn.LocalAddr().String())
+	err = srv.Serve()
+	if ctx.Err() != nil && errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,16 @@
+// Package agent is a DHCPv4 agent that serves the lease table of one
+// vmnetkit address pool.
+//
+// The pool arrives as JSON, the IPPool object as the API server returns it
+// (see [Pool]). Each load converts it into an [ipam.Spec] and its allocations,
+// builds an immutable [leasestore.Store], logs the plan between the old and the
+// new table and the problems found, and swaps the table in with one atomic
+// pointer store. Requests read the pointer once, so every reply comes from
+// exactly one table, however often it is swapped.
+//
+// [Reply] is the whole protocol decision as a pure function of a request and a
+// table: DISCOVER gets an OFFER, REQUEST an ACK or a NAK, anything else and any
+// unknown client get no answer. [Destination] decides where a reply is sent
+// (RFC 2131, section 4.1). [Agent] ties them to a server4 socket and a polled
+// pool file.
+package agent

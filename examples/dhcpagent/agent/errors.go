@@ -1,0 +1,28 @@
+package agent
+
+import "errors"
+
+// Reasons [Reply] gives for not answering; callers branch on them with
+// [errors.Is]. Every one of them means the agent stays silent, as RFC 2131
+// asks of a server that has nothing to say to a client.
+var (
+	// ErrNoTable: no lease table has been loaded yet.
+	ErrNoTable = errors.New("no lease table loaded")
+	// ErrNotRequest: the message is not a BOOTREQUEST.
+	ErrNotRequest = errors.New("not a BOOTREQUEST")
+	// ErrHardwareAddr: the client hardware address is not a 6-byte Ethernet MAC.
+	ErrHardwareAddr = errors.New("client hardware address is not an Ethernet MAC")
+	// ErrUnknownClient: the table has no lease for the client's MAC.
+	ErrUnknownClient = errors.New("no lease for this MAC")
+	// ErrNotIPv4: the client's lease is not an IPv4 address, or the lease has
+	// no IPv4 server identifier to answer with.
+	ErrNotIPv4 = errors.New("lease is not served over DHCPv4")
+	// ErrOtherServer: a REQUEST in the SELECTING state names another server.
+	ErrOtherServer = errors.New("client selected another server")
+	// ErrNoAddress: a REQUEST names no address at all (no requested IP
+	// address option and no ciaddr), so there is nothing to confirm or deny.
+	ErrNoAddress = errors.New("request names no address")
+	// ErrMessageType: the message type is one the agent does not answer
+	// (RELEASE, DECLINE, INFORM, or a reply type).
+	ErrMessageType = errors.New("message type not answered")
+)
