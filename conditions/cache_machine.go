@@ -1,0 +1,313 @@
+package conditions
+
+import "fmt"
+
+// CacheMachine decides the CacheReady condition of one pool whose cache a
+// controller rebuilds in memory, and when to build or drop that cache. It is
+// a value: Step returns a new machine and leaves the receiver unchanged, so
+// a machine can be copied, compared with == and kept in a map. Create one
+// per pool per process with NewCacheMachine; the zero value is a machine
+// with the empty epoch, whose True IsCacheReady never accepts.
+//
+// The epoch names the running process. It is published beside the condition
+// (the adapter stores it in the object's status) and is what stops a
+// restarted process from trusting its predecessor's True.
+//
+// Rules, in the order Step applies them:
+//
+//   - Nothing is published before the first PoolObserved. That observation
+//     publishes False and asks for a build: reason OwnerRestarted when a
+//     stored condition was written by another epoch, whatever its status;
+//     NotInitialized when there is none or it carries this epoch (a second
+//     machine for the same pool in one process does not trust the first).
+//     A paused pool is published False/Paused instead; a pool being deleted
+//     goes to Gone.
+//   - True is published only when a build for Generation() succeeded in
+//     this machine (BuildSucceeded while NotBuilt or Failed), and is kept
+//     through generation changes that leave the cache-relevant spec alone
+//     (GenerationChanged with SpecChanged false: only ObservedGeneration
+//     moves, Set keeps the transition time).
+//   - A PoolObserved with a higher generation than the machine has seen is
+//     treated as a spec change (the machine cannot tell): from Ready it
+//     publishes False/SpecChanged and asks for a rebuild. An adapter that
+//     knows the cache-relevant spec did not change sends GenerationChanged
+//     first. An event with a lower generation than the machine has seen is
+//     stale and ignored; so is one with a negative generation.
+//   - A build result for a generation other than Generation() is discarded
+//     and a build for Generation() is asked for again. Since a success
+//     replaces the cache, a stale success in Ready publishes False/Building.
+//     A stale success while Paused asks to drop the cache again.
+//   - BuildFailed for Generation() publishes False/BuildFailed with the
+//     error as message (truncated to MaxMessageLength). The next
+//     PoolObserved is the retry: it asks for a build and keeps the
+//     condition until the outcome is known. A failure in Ready leaves the
+//     (intact) cache Ready.
+//   - PoolPaused, or a PoolObserved with Paused, publishes False/Paused and
+//     drops the cache; PoolResumed, or a PoolObserved without Paused, in
+//     Paused publishes False/Building and asks for a build.
+//   - CacheDropped in Ready publishes False/CacheDropped and asks for a
+//     build; while NotBuilt it asks again.
+//   - PoolDeleted, or a PoolObserved with Deleting, goes to Gone, drops the
+//     cache and publishes nothing. Every event after Gone is ignored; forget
+//     the machine (a pool re-created under the same name needs a new one).
+//   - The published condition always carries Generation() as
+//     ObservedGeneration. A condition is published only when it differs
+//     from what the machine last published, or, on PoolObserved, from what
+//     is stored (Status, ObservedGeneration, Reason, Message, or the stored
+//     epoch), so a lost or overwritten status write is repaired at the next
+//     observation.
+//   - Build is level-triggered: every PoolObserved while NotBuilt asks
+//     again. An adapter that builds in the background runs one build at a
+//     time and reports each with the generation it built.
+type CacheMachine struct {
+	epoch   string
+	state   CacheState
+	gen     int64
+	reason  string // of the condition in the current state
+	message string
+	// published is the condition (without time) the machine believes is
+	// stored with its epoch; valid when havePublished.
+	published     Condition
+	havePublished bool
+}
+
+// NewCacheMachine returns a machine in StateUnobserved for the process
+// identified by epoch, a non-empty ID unique to the process (random at
+// start; fixed in tests). It does not allocate.
+func NewCacheMachine(epoch string) CacheMachine {
+	return CacheMachine{epoch: epoch}
+}
+
+// State returns the machine's state.
+func (m CacheMachine) State() CacheState { return m.state }
+
+// Epoch returns the epoch the machine was created with.
+func (m CacheMachine) Epoch() string { return m.epoch }
+
+// Generation returns the pool generation the machine last saw; 0 before the
+// first PoolObserved.
+func (m CacheMachine) Generation() int64 { return m.gen }
+
+// Condition returns the CacheReady condition the machine stands for, with a
+// zero LastTransitionTime, and true; or false in StateUnobserved and
+// StateGone, where it publishes nothing.
+func (m CacheMachine) Condition() (Condition, bool) {
+	switch m.state {
+	case StateUnobserved, StateGone:
+		return Condition{}, false
+	}
+	st := ConditionFalse
+	if m.state == StateReady {
+		st = ConditionTrue
+	}
+	return Condition{
+		Type:               CacheReadyType,
+		Status:             st,
+		ObservedGeneration: m.gen,
+		Reason:             m.reason,
+		Message:            truncateUTF8(m.message, MaxMessageLength),
+	}, true
+}
+
+// Step applies e and returns the next machine and what to do; see
+// CacheMachine for the rules. An ignored event returns m unchanged and the
+// zero CacheDecision. Step never panics, whatever the event holds.
+func (m CacheMachine) Step(e CacheEvent) (CacheMachine, CacheDecision) {
+	if m.state == StateGone {
+		return m, CacheDecision{}
+	}
+	n := m
+	var (
+		d  CacheDecision
+		ok bool
+	)
+	switch e := e.(type) {
+	case PoolObserved:
+		if d, ok = n.observe(e); !ok {
+			return m, CacheDecision{}
+		}
+		n.publishAgainst(&d, e.Stored, e.StoredEpoch)
+		return n, d
+	case BuildSucceeded:
+		d, ok = n.succeeded(e)
+	case BuildFailed:
+		d, ok = n.failed(e)
+	case GenerationChanged:
+		d, ok = n.generationChanged(e)
+	case CacheDropped:
+		d, ok = n.dropped()
+	case PoolPaused:
+		if ok = n.hasCache(); ok {
+			d = n.pause()
+		}
+	case PoolResumed:
+		ok = n.state == StatePaused
+		if ok {
+			d = n.toBuild(ReasonBuilding, "the pool was resumed; rebuilding the cache")
+		}
+	case PoolDeleted:
+		d, ok = n.delete(), true
+	}
+	if !ok {
+		return m, CacheDecision{}
+	}
+	if n.havePublished {
+		n.publishAgainst(&d, &n.published, n.epoch)
+	} else {
+		n.publishAgainst(&d, nil, "")
+	}
+	return n, d
+}
+
+// hasCache reports whether the adapter may hold a cache the machine asked for.
+func (m *CacheMachine) hasCache() bool {
+	return m.state == StateNotBuilt || m.state == StateReady || m.state == StateFailed
+}
+
+func (m *CacheMachine) observe(e PoolObserved) (CacheDecision, bool) {
+	if e.Generation < 0 || (m.state != StateUnobserved && e.Generation < m.gen) {
+		return CacheDecision{}, false
+	}
+	if e.Deleting {
+		return m.delete(), true
+	}
+	newer := e.Generation > m.gen
+	m.gen = e.Generation
+	switch m.state {
+	case StateUnobserved:
+		switch {
+		case e.Paused:
+			m.state, m.reason, m.message = StatePaused, ReasonPaused, pausedMessage
+			return CacheDecision{}, true
+		case e.Stored != nil && e.StoredEpoch != m.epoch:
+			return m.toBuild(ReasonOwnerRestarted, fmt.Sprintf(
+				"the condition was written by epoch %q; this process (epoch %q) rebuilds the cache",
+				e.StoredEpoch, m.epoch)), true
+		default:
+			return m.toBuild(ReasonNotInitialized, "the cache has not been built by this process yet"), true
+		}
+	case StatePaused:
+		if e.Paused {
+			return CacheDecision{}, true
+		}
+		return m.toBuild(ReasonBuilding, "the pool was resumed; rebuilding the cache"), true
+	}
+	if e.Paused {
+		return m.pause(), true
+	}
+	switch m.state {
+	case StateReady:
+		if newer {
+			return m.toBuild(ReasonSpecChanged, specChangedMessage(m.gen)), true
+		}
+		return CacheDecision{}, true
+	default: // NotBuilt, or Failed: this observation is the retry
+		return m.toBuild(m.reason, m.message), true
+	}
+}
+
+func (m *CacheMachine) succeeded(e BuildSucceeded) (CacheDecision, bool) {
+	switch m.state {
+	case StateUnobserved:
+		return CacheDecision{}, false
+	case StatePaused:
+		return CacheDecision{Drop: true}, true
+	}
+	if e.Generation == m.gen {
+		m.state, m.reason = StateReady, ReasonCacheBuilt
+		m.message = fmt.Sprintf("the cache was built by epoch %q", m.epoch)
+		return CacheDecision{}, true
+	}
+	if m.state == StateReady {
+		return m.toBuild(ReasonBuilding, fmt.Sprintf(
+			"a build for generation %d replaced the cache; rebuilding for generation %d", e.Generation, m.gen)), true
+	}
+	return m.toBuild(m.reason, m.message), true
+}
+
+func (m *CacheMachine) failed(e BuildFailed) (CacheDecision, bool) {
+	switch {
+	case m.state == StateNotBuilt && e.Generation != m.gen:
+		return m.toBuild(m.reason, m.message), true
+	case (m.state == StateNotBuilt || m.state == StateFailed) && e.Generation == m.gen:
+		msg := "the cache build failed"
+		if e.Err != nil {
+			msg = e.Err.Error()
+		}
+		m.state, m.reason, m.message = StateFailed, ReasonBuildFailed, msg
+		return CacheDecision{}, true
+	}
+	return CacheDecision{}, false
+}
+
+func (m *CacheMachine) generationChanged(e GenerationChanged) (CacheDecision, bool) {
+	if m.state == StateUnobserved || e.Generation <= m.gen {
+		return CacheDecision{}, false
+	}
+	m.gen = e.Generation
+	switch {
+	case m.state == StatePaused:
+		return CacheDecision{}, true
+	case e.SpecChanged && m.hasCache():
+		return m.toBuild(ReasonSpecChanged, specChangedMessage(m.gen)), true
+	case m.state == StateNotBuilt:
+		return m.toBuild(m.reason, m.message), true
+	}
+	return CacheDecision{}, true // Ready or Failed with the same spec
+}
+
+func (m *CacheMachine) dropped() (CacheDecision, bool) {
+	switch m.state {
+	case StateReady:
+		return m.toBuild(ReasonCacheDropped, "the local cache was dropped; rebuilding"), true
+	case StateNotBuilt:
+		return m.toBuild(m.reason, m.message), true
+	}
+	return CacheDecision{}, false
+}
+
+// pause moves to Paused from NotBuilt, Ready or Failed.
+func (m *CacheMachine) pause() CacheDecision {
+	m.state, m.reason, m.message = StatePaused, ReasonPaused, pausedMessage
+	return CacheDecision{Drop: true}
+}
+
+func (m *CacheMachine) delete() CacheDecision {
+	drop := m.hasCache()
+	m.state, m.reason, m.message = StateGone, "", ""
+	m.published, m.havePublished = Condition{}, false
+	return CacheDecision{Drop: drop}
+}
+
+// toBuild moves to NotBuilt with the given reason and asks for a build.
+func (m *CacheMachine) toBuild(reason, message string) CacheDecision {
+	m.state, m.reason, m.message = StateNotBuilt, reason, message
+	return CacheDecision{Build: true}
+}
+
+// publishAgainst sets d.Publish when the machine's condition differs from
+// base (what is stored, or was last published) or base's epoch is not the
+// machine's, and records the condition as published.
+func (m *CacheMachine) publishAgainst(d *CacheDecision, base *Condition, baseEpoch string) {
+	want, ok := m.Condition()
+	if !ok {
+		return
+	}
+	if base != nil && baseEpoch == m.epoch && sameExceptTime(*base, want) {
+		m.published, m.havePublished = want, true
+		return
+	}
+	d.Publish, d.Epoch = &want, m.epoch
+	m.published, m.havePublished = want, true
+}
+
+func sameExceptTime(a, b Condition) bool {
+	return a.Type == b.Type && a.Status == b.Status && a.ObservedGeneration == b.ObservedGeneration &&
+		a.Reason == b.Reason && a.Message == b.Message
+}
+
+const pausedMessage = "the pool is paused; the cache is dropped"
+
+func specChangedMessage(gen int64) string {
+	return fmt.Sprintf("the cache-relevant spec changed at generation %d; rebuilding the cache", gen)
+}
