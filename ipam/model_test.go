@@ -1,0 +1,234 @@
+package ipam
+
+import (
+	"cmp"
+	"errors"
+	"math/big"
+	"net/netip"
+	"slices"
+
+	"go4.org/netipx"
+)
+
+// model is the obviously correct pool the state-machine test compares Pool
+// with: a map of allocations and linear scans over the Spec as written.
+type model struct {
+	spec        Spec
+	start, end  netip.Addr
+	owners      map[string]netip.Addr
+	addrs       map[netip.Addr]string
+	cursor      netip.Addr // Sequential: where the next search starts
+	hasLastAddr bool
+}
+
+func newModel(spec Spec) *model {
+	start, end := spec.Start, spec.End
+	p := spec.Prefix
+	first, last := p.Addr(), netipx.PrefixLastIP(p)
+	host := p.Addr().BitLen() - p.Bits()
+	if host >= 2 {
+		first = first.Next()
+		if p.Addr().Is4() {
+			last = last.Prev()
+		}
+	}
+	if !start.IsValid() {
+		start = first
+	}
+	if !end.IsValid() {
+		end = last
+	}
+	return &model{spec: spec, start: start, end: end, owners: map[string]netip.Addr{}, addrs: map[netip.Addr]string{}, cursor: start}
+}
+
+func (m *model) inRange(a netip.Addr) bool {
+	return a.IsValid() && a.Zone() == "" && a.Is4() == m.start.Is4() && m.start.Compare(a) <= 0 && a.Compare(m.end) <= 0
+}
+
+// why returns the sentinel Check must return for a.
+func (m *model) why(a netip.Addr) error {
+	switch {
+	case !m.inRange(a):
+		return ErrOutOfRange
+	case slices.Contains(m.spec.Reserved, a):
+		return ErrReserved
+	}
+	for _, r := range m.spec.Exclude {
+		if r.Contains(a) {
+			return ErrExcluded
+		}
+	}
+	return nil
+}
+
+// nextFree returns the lowest free address in [from, end].
+func (m *model) nextFree(from netip.Addr) (netip.Addr, bool) {
+	for a := from; a.IsValid() && a.Compare(m.end) <= 0; {
+		if r, ok := m.excludedBy(a); ok {
+			a = r.To().Next()
+			continue
+		}
+		if _, held := m.addrs[a]; !held && !slices.Contains(m.spec.Reserved, a) {
+			return a, true
+		}
+		a = a.Next()
+	}
+	return netip.Addr{}, false
+}
+
+func (m *model) excludedBy(a netip.Addr) (netipx.IPRange, bool) {
+	for _, r := range m.spec.Exclude {
+		if r.Contains(a) {
+			return r, true
+		}
+	}
+	return netipx.IPRange{}, false
+}
+
+// next returns the address Allocate would hand out to a new owner.
+func (m *model) next() (netip.Addr, bool) {
+	if m.spec.Strategy == Sequential {
+		if a, ok := m.nextFree(m.cursor); ok {
+			return a, true
+		}
+	}
+	return m.nextFree(m.start)
+}
+
+func (m *model) take(a netip.Addr, owner string) {
+	m.addrs[a] = owner
+	m.owners[owner] = a
+}
+
+func (m *model) allocate(owner string) (netip.Addr, error) {
+	if a, ok := m.owners[owner]; ok {
+		return a, nil
+	}
+	if !validOwner(owner) {
+		return netip.Addr{}, ErrInvalidOwner
+	}
+	a, ok := m.next()
+	if !ok {
+		return netip.Addr{}, ErrExhausted
+	}
+	m.take(a, owner)
+	m.cursor = a.Next()
+	if a == m.end {
+		m.cursor = m.start
+	}
+	return a, nil
+}
+
+func (m *model) allocateAddr(a netip.Addr, owner string) error {
+	if !validOwner(owner) {
+		return ErrInvalidOwner
+	}
+	if err := m.why(a); err != nil {
+		return err
+	}
+	if held, ok := m.owners[owner]; ok {
+		if held == a {
+			return nil
+		}
+		return ErrOwnerHasAddr
+	}
+	if _, ok := m.addrs[a]; ok {
+		return ErrInUse
+	}
+	m.take(a, owner)
+	return nil
+}
+
+func (m *model) release(a netip.Addr) (string, error) {
+	owner, ok := m.addrs[a]
+	if !ok {
+		return "", ErrNotAllocated
+	}
+	delete(m.addrs, a)
+	delete(m.owners, owner)
+	return owner, nil
+}
+
+// restored moves the cursor as Restore does: after the highest allocation.
+func (m *model) restored() {
+	var hi netip.Addr
+	for a := range m.addrs {
+		if a.Compare(hi) > 0 {
+			hi = a
+		}
+	}
+	m.cursor = m.start
+	if hi.IsValid() && hi != m.end {
+		m.cursor = hi.Next()
+	}
+}
+
+func (m *model) allocations() []Allocation {
+	var out []Allocation
+	for a, o := range m.addrs {
+		out = append(out, Allocation{a, o})
+	}
+	slices.SortFunc(out, func(x, y Allocation) int { return x.Addr.Compare(y.Addr) })
+	return out
+}
+
+// stats computes the counts with netipx's IPSet and math/big, independently
+// of the pool's offset arithmetic.
+func (m *model) stats() [5]string {
+	window := netipx.IPRangeFrom(m.start, m.end)
+	var eb, rb netipx.IPSetBuilder
+	for _, r := range m.spec.Exclude {
+		eb.AddRange(r)
+	}
+	for _, a := range m.spec.Reserved {
+		rb.Add(a)
+		eb.Remove(a)
+	}
+	eb.Intersect(setOf(window))
+	rb.Intersect(setOf(window))
+	ex, _ := eb.IPSet()
+	rs, _ := rb.IPSet()
+	size := rangeSize(window)
+	alloc := big.NewInt(int64(len(m.addrs)))
+	excl, res := new(big.Int), new(big.Int)
+	for _, r := range ex.Ranges() {
+		excl.Add(excl, rangeSize(r))
+	}
+	for _, r := range rs.Ranges() {
+		res.Add(res, rangeSize(r))
+	}
+	free := new(big.Int).Sub(size, alloc)
+	free.Sub(free, excl).Sub(free, res)
+	return [5]string{size.String(), alloc.String(), excl.String(), res.String(), free.String()}
+}
+
+func setOf(r netipx.IPRange) *netipx.IPSet {
+	var b netipx.IPSetBuilder
+	b.AddRange(r)
+	s, _ := b.IPSet()
+	return s
+}
+
+func rangeSize(r netipx.IPRange) *big.Int {
+	from, to := r.From().As16(), r.To().As16()
+	n := new(big.Int).Sub(new(big.Int).SetBytes(to[:]), new(big.Int).SetBytes(from[:]))
+	return n.Add(n, big.NewInt(1))
+}
+
+func statsStrings(s Stats) [5]string {
+	return [5]string{s.Size.String(), s.Allocated.String(), s.Excluded.String(), s.Reserved.String(), s.Free.String()}
+}
+
+// sentinel returns the first of the package's sentinels err wraps.
+func sentinel(err error) error {
+	for _, s := range []error{ErrInvalidSpec, ErrExhausted, ErrInUse, ErrOutOfRange, ErrExcluded, ErrReserved, ErrNotAllocated, ErrOwnerHasAddr, ErrInvalidOwner, ErrInvalidAddr, ErrMarker} {
+		if errors.Is(err, s) {
+			return s
+		}
+	}
+	return err
+}
+
+func cmpAlloc(a, b Allocation) int {
+	return cmp.Or(a.Addr.Compare(b.Addr), cmp.Compare(a.Owner, b.Owner))
+}

@@ -1,0 +1,169 @@
+package ipam
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// TestPoolMatchesModel drives a Pool and the model with the same random
+// actions and checks after every step that they agree.
+func TestPoolMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		spec := genSpec(t)
+		p, err := New(spec)
+		if err != nil {
+			t.Fatalf("New(%+v): %v", spec, err)
+		}
+		m := newModel(spec)
+		fresh := 0 // names the owners of "Allocate many"
+		t.Repeat(map[string]func(*rapid.T){
+			"Allocate": func(t *rapid.T) {
+				owner := genOwner(t)
+				want, wantErr := m.allocate(owner)
+				got, err := p.Allocate(owner)
+				if got != want || sentinel(err) != wantErr {
+					t.Fatalf("Allocate(%q) = %v, %v; model %v, %v", owner, got, err, want, wantErr)
+				}
+			},
+			"Allocate many": func(t *rapid.T) {
+				// Enough owners to cross the tree's 64-address leaves.
+				for range rapid.IntRange(1, 80).Draw(t, "n") {
+					fresh++
+					owner := fmt.Sprintf("n%d", fresh)
+					want, wantErr := m.allocate(owner)
+					got, err := p.Allocate(owner)
+					if got != want || sentinel(err) != wantErr {
+						t.Fatalf("Allocate(%q) = %v, %v; model %v, %v", owner, got, err, want, wantErr)
+					}
+				}
+			},
+			"AllocateAddr": func(t *rapid.T) {
+				a, owner := genAddr(t, m), genOwner(t)
+				wantErr := m.allocateAddr(a, owner)
+				if err := p.AllocateAddr(a, owner); sentinel(err) != wantErr {
+					t.Fatalf("AllocateAddr(%v, %q) = %v; model %v", a, owner, err, wantErr)
+				}
+			},
+			"Release": func(t *rapid.T) {
+				a := genAddr(t, m)
+				want, wantErr := m.release(a)
+				got, err := p.Release(a)
+				if got != want || !errors.Is(err, wantErr) || (err == nil) != (wantErr == nil) {
+					t.Fatalf("Release(%v) = %q, %v; model %q, %v", a, got, err, want, wantErr)
+				}
+				if why := m.why(a); err != nil && why != nil && !errors.Is(err, why) {
+					t.Fatalf("Release(%v) = %v, want it to wrap %v", a, err, why)
+				}
+			},
+			"ReleaseOwner": func(t *rapid.T) {
+				owner := genOwner(t)
+				want, wantOK := m.owners[owner]
+				if wantOK {
+					m.release(want)
+				}
+				if got, ok := p.ReleaseOwner(owner); got != want || ok != wantOK {
+					t.Fatalf("ReleaseOwner(%q) = %v, %v; model %v, %v", owner, got, ok, want, wantOK)
+				}
+			},
+			"Restore(Snapshot())": func(t *rapid.T) {
+				snap := p.Snapshot()
+				rand.New(rand.NewPCG(1, 2)).Shuffle(len(snap.Allocations), func(i, j int) {
+					snap.Allocations[i], snap.Allocations[j] = snap.Allocations[j], snap.Allocations[i]
+				})
+				q, problems, err := Restore(snap)
+				if err != nil || len(problems) != 0 {
+					t.Fatalf("Restore(Snapshot()) = %v, %v", problems, err)
+				}
+				p = q
+				m.restored()
+			},
+			"Clone": func(t *rapid.T) {
+				before := p.Snapshot()
+				c := p.Clone()
+				if diff := cmp.Diff(before, c.Snapshot(), cmpAddrs); diff != "" {
+					t.Fatalf("Clone differs (-want +got):\n%s", diff)
+				}
+				for a := range c.All() {
+					c.Release(a)
+					break
+				}
+				c.Allocate("clone-only")
+				if diff := cmp.Diff(before, p.Snapshot(), cmpAddrs); diff != "" {
+					t.Fatalf("changing a clone changed the pool (-want +got):\n%s", diff)
+				}
+			},
+			"": func(t *rapid.T) { checkInvariants(t, p, m) },
+		})
+	})
+}
+
+func checkInvariants(t *rapid.T, p *Pool, m *model) {
+	want := m.allocations()
+	var got []Allocation
+	seen := map[string]bool{}
+	for a, o := range p.All() {
+		got = append(got, Allocation{a, o})
+		if seen[o] {
+			t.Fatalf("owner %q holds two addresses", o)
+		}
+		seen[o] = true
+		if err := p.Check(a); err != nil {
+			t.Fatalf("allocated %v: %v", a, err)
+		}
+		if lo, ok := p.Lookup(a); !ok || lo != o {
+			t.Fatalf("Lookup(%v) = %q, %v; want %q", a, lo, ok, o)
+		}
+		if ao, ok := p.AddrOf(o); !ok || ao != a {
+			t.Fatalf("AddrOf(%q) = %v, %v; want %v", o, ao, ok, a)
+		}
+	}
+	if diff := cmp.Diff(want, got, cmpAddrs); diff != "" {
+		t.Fatalf("allocations (-model +pool):\n%s", diff)
+	}
+	if !slices.IsSortedFunc(got, cmpAlloc) {
+		t.Fatalf("All() not in address order: %v", got)
+	}
+	if p.Len() != len(want) {
+		t.Fatalf("Len() = %d, want %d", p.Len(), len(want))
+	}
+	if g, w := statsStrings(p.Stats()), m.stats(); g != w {
+		t.Fatalf("Stats = %v, model %v (size allocated excluded reserved free)", g, w)
+	}
+	for _, a := range interesting(m) {
+		if got, want := sentinel(p.Check(a)), m.why(a); got != want {
+			t.Fatalf("Check(%v) = %v, model %v", a, got, want)
+		}
+		_, held := m.addrs[a]
+		if o, ok := p.Lookup(a); ok != held || o != m.addrs[a] {
+			t.Fatalf("Lookup(%v) = %q, %v; model %q", a, o, ok, m.addrs[a])
+		}
+	}
+	// The next address handed out, on a clone and on a restored copy.
+	wantNext, wantOK := m.next()
+	next := func(q *Pool) {
+		got, err := q.Allocate("probe")
+		if (err == nil) != wantOK || got != wantNext {
+			t.Fatalf("next Allocate = %v, %v; model %v, %v", got, err, wantNext, wantOK)
+		}
+	}
+	next(p.Clone())
+	r, problems, err := Restore(p.Snapshot())
+	if err != nil || len(problems) != 0 {
+		t.Fatalf("Restore(Snapshot()) = %v, %v", problems, err)
+	}
+	if diff := cmp.Diff(p.Snapshot(), r.Snapshot(), cmpAddrs); diff != "" {
+		t.Fatalf("Restore(Snapshot()) differs (-pool +restored):\n%s", diff)
+	}
+	if p.Stats() != r.Stats() {
+		t.Fatalf("restored Stats = %v, want %v", r.Stats(), p.Stats())
+	}
+	if m.spec.Strategy == Lowest {
+		next(r)
+	}
+}
