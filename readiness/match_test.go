@@ -128,3 +128,19 @@ func TestCanonicalMAC(t *testing.T) {
 		}
 	}
 }
+
+// Found by the property test: two NICs with one MAC reporting one address
+// in two forms gave a verdict that depended on their order.
+func TestSameMACNICOrder(t *testing.T) {
+	devs := []Device{{MAC: mac0, DHCP4: true}}
+	a := NIC{MAC: mac0, Addrs: addrs("2001:db8::5", "::ffff:10.0.0.5")}
+	b := NIC{MAC: "52-54-00-12-34-56", Addrs: addrs("2001:db8::5%eth0", "10.0.0.5")}
+	want := []string{
+		"ready=true reason=",
+		"addresses: [10.0.0.5]",
+		"nic 0 52:54:00:12:34:56 Satisfied match=MAC +10.0.0.5@hv" +
+			" -2001:db8::5@hv(family not wanted by the device) -2001:db8::5%eth0@hv(family not wanted by the device)",
+	}
+	checkVerdict(t, Input{Devices: devs, NICs: []NIC{a, b}}, Strict, want)
+	checkVerdict(t, Input{Devices: devs, NICs: []NIC{b, a}}, Strict, want)
+}

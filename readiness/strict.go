@@ -63,14 +63,11 @@ func evaluateStrict(in Input) Verdict {
 	for i, d := range in.Devices {
 		dv := DeviceVerdict{Index: i, MAC: macs[i], Match: matches[i].how}
 		var usable, own [2]bool
-		seen := make(map[netip.Addr]bool)
+		// Repeats are dropped when the lists are sorted (finish), so that
+		// the NIC order never shows.
 		for _, j := range matches[i].nics {
 			for _, a := range in.NICs[j].Addrs {
 				na := normalize(a)
-				if seen[na] {
-					continue
-				}
-				seen[na] = true
 				why, ok := classify(na, in.Ignore)
 				if !ok {
 					dv.Ignored = append(dv.Ignored, IgnoredAddr{a, Hypervisor, why})
