@@ -299,9 +299,13 @@ func TestCacheMachineRules(t *testing.T) {
 	}
 }
 
+// errorfer is what *testing.T and *rapid.T share.
+type errorfer interface {
+	Errorf(format string, args ...any)
+}
+
 // checkDecision checks what holds for every decision.
-func checkDecision(t *testing.T, m CacheMachine, d CacheDecision) {
-	t.Helper()
+func checkDecision(t errorfer, m CacheMachine, d CacheDecision) {
 	if d.Build && d.Drop {
 		t.Errorf("decision %+v both builds and drops", d)
 	}
