@@ -1,0 +1,150 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Values of IPPoolStatus.Allocated besides a MAC address.
+const (
+	// AllocatedExcluded marks an address of spec.exclude.
+	AllocatedExcluded = "EXCLUDED"
+	// AllocatedReserved marks the server IP or the router.
+	AllocatedReserved = "RESERVED"
+)
+
+// Values of IPPoolSpec.Strategy.
+const (
+	// StrategyLowest hands out the lowest free address (the default).
+	StrategyLowest = "Lowest"
+	// StrategySequential hands out the next free address after the last one
+	// handed out, wrapping at the end of the range.
+	StrategySequential = "Sequential"
+)
+
+// IPPoolSpec describes one network's addresses and the DHCP options its
+// agents serve.
+type IPPoolSpec struct {
+	// Network is the name of the network the pool serves (for example the
+	// bridge or VLAN a DHCP agent listens on).
+	// +kubebuilder:validation:MinLength=1
+	Network string `json:"network"`
+
+	// CIDR is the pool's IPv4 or IPv6 prefix in canonical form, such as
+	// 10.0.0.0/24 or fd00:1::/64.
+	// +kubebuilder:validation:MinLength=1
+	CIDR string `json:"cidr"`
+
+	// RangeStart is the first address handed out; empty means the first
+	// usable address of CIDR.
+	// +optional
+	RangeStart string `json:"rangeStart,omitempty"`
+
+	// RangeEnd is the last address handed out; empty means the last usable
+	// address of CIDR.
+	// +optional
+	RangeEnd string `json:"rangeEnd,omitempty"`
+
+	// Exclude lists addresses never handed out: single addresses
+	// ("10.0.0.7"), ranges ("10.0.0.10-10.0.0.19") or prefixes ("10.0.0.64/28").
+	// +optional
+	Exclude []string `json:"exclude,omitempty"`
+
+	// ServerIP is the DHCP server's address; never handed out.
+	// +optional
+	ServerIP string `json:"serverIP,omitempty"`
+
+	// Router is the default gateway; never handed out.
+	// +optional
+	Router string `json:"router,omitempty"`
+
+	// DNS lists the DNS servers offered to clients.
+	// +optional
+	DNS []string `json:"dns,omitempty"`
+
+	// NTP lists the NTP servers offered to clients.
+	// +optional
+	NTP []string `json:"ntp,omitempty"`
+
+	// Domain is the domain name offered to clients.
+	// +optional
+	Domain string `json:"domain,omitempty"`
+
+	// LeaseTime is how long a DHCP lease lasts, such as "1h".
+	// +optional
+	LeaseTime *metav1.Duration `json:"leaseTime,omitempty"`
+
+	// Strategy chooses the next address: Lowest (default) or Sequential.
+	// +kubebuilder:validation:Enum=Lowest;Sequential
+	// +optional
+	Strategy string `json:"strategy,omitempty"`
+
+	// Paused stops the operator from handing out or releasing addresses of
+	// this pool; claims wait until it is false again.
+	// +optional
+	Paused bool `json:"paused,omitempty"`
+}
+
+// IPPoolStatus is the pool's persisted state: the source of truth from which
+// every operator process rebuilds its in-memory pool.
+type IPPoolStatus struct {
+	// Allocated maps every address that is not free to the MAC it is given to,
+	// or to EXCLUDED or RESERVED.
+	// +optional
+	Allocated map[string]string `json:"allocated,omitempty"`
+
+	// Size is the number of usable addresses in the range, in decimal (a /64
+	// holds more than an int64).
+	// +optional
+	Size string `json:"size,omitempty"`
+
+	// Used is the number of addresses given to MACs, in decimal.
+	// +optional
+	Used string `json:"used,omitempty"`
+
+	// Available is the number of addresses still free, in decimal.
+	// +optional
+	Available string `json:"available,omitempty"`
+
+	// CacheEpoch identifies the operator process whose in-memory cache the
+	// CacheReady condition describes.
+	// +optional
+	CacheEpoch string `json:"cacheEpoch,omitempty"`
+
+	// Conditions holds CacheReady.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// IPPool is one network's address pool.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=ipp
+// +kubebuilder:printcolumn:name="Network",type=string,JSONPath=`.spec.network`
+// +kubebuilder:printcolumn:name="CIDR",type=string,JSONPath=`.spec.cidr`
+// +kubebuilder:printcolumn:name="Used",type=string,JSONPath=`.status.used`
+// +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.available`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="CacheReady")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type IPPool struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   IPPoolSpec   `json:"spec,omitempty"`
+	Status IPPoolStatus `json:"status,omitempty"`
+}
+
+// IPPoolList is a list of IPPools.
+//
+// +kubebuilder:object:root=true
+type IPPoolList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []IPPool `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&IPPool{}, &IPPoolList{})
+}

@@ -1,0 +1,140 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/ipam"
+)
+
+// maxWriteAttempts bounds the conflict retries of one pool status change.
+const maxWriteAttempts = 16
+
+// errPoolNotReady reports that a pool's cache is not Ready in this process
+// (not observed yet, building, paused, spec changed): the claim waits.
+var errPoolNotReady = errors.New("pool not ready in this process")
+
+// errPoolGone reports that a pool does not exist (or is being deleted).
+var errPoolGone = errors.New("pool not found")
+
+// poolWriter changes pools' allocations on behalf of claims.
+type poolWriter struct {
+	client client.Client
+	reader client.Reader
+	cache  *poolCache
+}
+
+// allocate returns the address mac holds in the pool key, giving it one if
+// it holds none: want if valid, else the pool's next free address.
+func (w *poolWriter) allocate(ctx context.Context, key types.NamespacedName, mac string, want netip.Addr) (netip.Addr, error) {
+	return w.change(ctx, key, func(p *ipam.Pool) (netip.Addr, bool, error) {
+		if a, ok := p.AddrOf(mac); ok {
+			if want.IsValid() && a != want {
+				return a, false, fmt.Errorf("%s holds %s, not the requested %s: %w", mac, a, want, ipam.ErrOwnerHasAddr)
+			}
+			return a, false, nil
+		}
+		if want.IsValid() {
+			return want, true, p.AllocateAddr(want, mac)
+		}
+		a, err := p.Allocate(mac)
+		return a, err == nil, err
+	})
+}
+
+// release frees the address mac holds in the pool key, if any. A pool that
+// is gone holds nothing.
+func (w *poolWriter) release(ctx context.Context, key types.NamespacedName, mac string) error {
+	_, err := w.change(ctx, key, func(p *ipam.Pool) (netip.Addr, bool, error) {
+		a, ok := p.ReleaseOwner(mac)
+		return a, ok, nil
+	})
+	if errors.Is(err, errPoolGone) {
+		return nil
+	}
+	return err
+}
+
+// change applies fn to a clone of the pool's cache and, if fn changed it,
+// writes the clone's allocations into the pool's status with the
+// resourceVersion the cache was restored from. Only after the write succeeded
+// does the clone replace the cache, so the cache never holds what the API
+// server refused. On a conflict, the cache is rebuilt from the pool as the API
+// server now has it and fn runs again on the fresh state: an address a newer
+// status gives to another MAC is never handed out.
+func (w *poolWriter) change(ctx context.Context, key types.NamespacedName, fn func(*ipam.Pool) (netip.Addr, bool, error)) (netip.Addr, error) {
+	e := w.cache.get(key)
+	if e == nil {
+		return netip.Addr{}, w.notReady(ctx, key, "not observed by this process yet")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for attempt := 1; ; attempt++ {
+		if !e.ready() {
+			return netip.Addr{}, w.notReady(ctx, key, "cache "+e.machine.State().String())
+		}
+		next := e.pool.Clone()
+		addr, changed, err := fn(next)
+		if err != nil || !changed {
+			return addr, err
+		}
+		upd := e.obj.DeepCopy()
+		writeStats(&upd.Status, next)
+		err = w.client.Status().Update(ctx, upd)
+		if err == nil {
+			e.obj, e.pool = upd, next
+			return addr, nil
+		}
+		if !apierrors.IsConflict(err) {
+			return netip.Addr{}, fmt.Errorf("write status of pool %s: %w", key, err)
+		}
+		if attempt == maxWriteAttempts {
+			return netip.Addr{}, fmt.Errorf("write status of pool %s: %d conflicts in a row: %w", key, attempt, err)
+		}
+		if err := w.refresh(ctx, key, e); err != nil {
+			return netip.Addr{}, err
+		}
+	}
+}
+
+// refresh rebuilds e from the pool as the API server has it now. A changed
+// generation is left to the pool reconciler (its machine decides whether to
+// rebuild); until then the claim waits.
+func (w *poolWriter) refresh(ctx context.Context, key types.NamespacedName, e *poolEntry) error {
+	fresh := &v1alpha1.IPPool{}
+	if err := w.reader.Get(ctx, key, fresh); err != nil {
+		if apierrors.IsNotFound(err) {
+			e.machine, _ = e.machine.Step(conditions.PoolDeleted{})
+			e.obj, e.pool = nil, nil
+			return fmt.Errorf("pool %s: %w", key, errPoolGone)
+		}
+		return err
+	}
+	if fresh.UID != e.uid || fresh.Generation != e.obj.Generation {
+		return fmt.Errorf("pool %s changed (generation %d): %w", key, fresh.Generation, errPoolNotReady)
+	}
+	return e.adopt(ctx, fresh)
+}
+
+// notReady returns errPoolGone if the pool does not exist, else errPoolNotReady.
+func (w *poolWriter) notReady(ctx context.Context, key types.NamespacedName, why string) error {
+	obj := &v1alpha1.IPPool{}
+	err := w.client.Get(ctx, key, obj) // the informer cache is fresh enough to tell "gone" from "waiting"
+	switch {
+	case apierrors.IsNotFound(err):
+		return fmt.Errorf("pool %s: %w", key, errPoolGone)
+	case err != nil:
+		return err
+	case !obj.DeletionTimestamp.IsZero():
+		return fmt.Errorf("pool %s is being deleted: %w", key, errPoolGone)
+	}
+	return fmt.Errorf("pool %s: %s: %w", key, why, errPoolNotReady)
+}

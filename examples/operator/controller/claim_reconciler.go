@@ -1,0 +1,211 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/ipam"
+)
+
+// Finalizer is the finalizer the operator puts on every VMNetworkConfig so
+// that its addresses are released before it goes away.
+const Finalizer = "network.vmnetkit.dev/release-addresses"
+
+// Reasons of a VMNetworkConfig's Ready condition.
+const (
+	ReasonAllocated        = "Allocated"
+	ReasonPoolNotReady     = "PoolNotReady"
+	ReasonPoolNotFound     = "PoolNotFound"
+	ReasonAllocationFailed = "AllocationFailed"
+	ReasonInvalidNIC       = "InvalidNIC"
+)
+
+// claimReconciler gives each NIC of a VMNetworkConfig an address from its
+// pool, records it in the pool's status first and in the claim's status
+// second, and releases the addresses when the claim is deleted.
+type claimReconciler struct {
+	client  client.Client
+	pools   *poolWriter
+	now     func() time.Time
+	waiting time.Duration // how soon a claim waiting for its pool is retried
+}
+
+func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	c := &v1alpha1.VMNetworkConfig{}
+	if err := r.client.Get(ctx, req.NamespacedName, c); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if !c.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, c)
+	}
+	if controllerutil.AddFinalizer(c, Finalizer) {
+		if err := r.client.Update(ctx, c); err != nil {
+			return requeueOnConflict(err)
+		}
+	}
+
+	st := v1alpha1.VMNetworkConfigStatus{ObservedGeneration: c.Generation, Conditions: c.Status.Conditions}
+	wait := false
+	var failure *conditions.Condition
+	fail := func(reason string, err error) {
+		if failure == nil {
+			failure = &conditions.Condition{Type: v1alpha1.ReadyType, Status: conditions.ConditionFalse, Reason: reason, Message: err.Error()}
+		}
+	}
+
+	// Release what NICs that left the spec still hold.
+	for _, old := range c.Status.NICs {
+		if hasNIC(c.Spec.NICs, old) {
+			continue
+		}
+		if err := r.pools.release(ctx, poolKey(c, old.Pool), old.MAC); err != nil {
+			if !errors.Is(err, errPoolNotReady) {
+				return reconcile.Result{}, err
+			}
+			wait = true
+			fail(ReasonPoolNotReady, err)
+			st.NICs = append(st.NICs, old) // still held
+		}
+	}
+
+	for _, n := range c.Spec.NICs {
+		mac, want, err := parseNIC(n)
+		if err != nil {
+			fail(ReasonInvalidNIC, err)
+			continue
+		}
+		addr, err := r.pools.allocate(ctx, poolKey(c, n.Pool), mac, want)
+		switch {
+		case errors.Is(err, errPoolNotReady):
+			wait = true
+			fail(ReasonPoolNotReady, err)
+		case errors.Is(err, errPoolGone):
+			wait = true
+			fail(ReasonPoolNotFound, err)
+		case err != nil && isIPAMError(err):
+			wait = true // addresses may free up
+			fail(ReasonAllocationFailed, err)
+		case err != nil:
+			return reconcile.Result{}, err
+		default:
+			st.NICs = append(st.NICs, v1alpha1.NICStatus{MAC: mac, Pool: n.Pool, Address: addr.String()})
+		}
+	}
+
+	ready := conditions.Condition{Type: v1alpha1.ReadyType, Status: conditions.ConditionTrue, Reason: ReasonAllocated,
+		Message: fmt.Sprintf("%d NICs have their address", len(st.NICs))}
+	if failure != nil {
+		ready = *failure
+	}
+	ready.ObservedGeneration = c.Generation
+	conds, _ := conditions.Set(fromMeta(st.Conditions), ready, r.now())
+	st.Conditions = toMeta(conds)
+
+	if !equality.Semantic.DeepEqual(st, c.Status) {
+		c.Status = st
+		if err := r.client.Status().Update(ctx, c); err != nil {
+			return requeueOnConflict(err)
+		}
+	}
+	if wait {
+		return reconcile.Result{RequeueAfter: r.waiting}, nil
+	}
+	return reconcile.Result{}, nil
+}
+
+// finalize releases every address the claim holds or may hold (its status
+// and its spec: an address may be in the pool's status before the claim's),
+// then removes the finalizer.
+func (r *claimReconciler) finalize(ctx context.Context, c *v1alpha1.VMNetworkConfig) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(c, Finalizer) {
+		return reconcile.Result{}, nil
+	}
+	type nicKey struct{ pool, mac string }
+	var held []nicKey
+	for _, n := range c.Status.NICs {
+		held = append(held, nicKey{n.Pool, n.MAC})
+	}
+	for _, n := range c.Spec.NICs {
+		if mac, _, err := parseNIC(n); err == nil {
+			held = append(held, nicKey{n.Pool, mac})
+		}
+	}
+	for _, h := range held {
+		if err := r.pools.release(ctx, poolKey(c, h.pool), h.mac); err != nil {
+			if errors.Is(err, errPoolNotReady) {
+				return reconcile.Result{RequeueAfter: r.waiting}, nil
+			}
+			return reconcile.Result{}, err
+		}
+	}
+	controllerutil.RemoveFinalizer(c, Finalizer)
+	if err := r.client.Update(ctx, c); err != nil {
+		return requeueOnConflict(err)
+	}
+	log.FromContext(ctx).V(1).Info("released addresses", "nics", len(held))
+	return reconcile.Result{}, nil
+}
+
+// parseNIC returns the NIC's MAC in lowercase colon form and its requested
+// address (the zero Addr if none).
+func parseNIC(n v1alpha1.NIC) (mac string, want netip.Addr, err error) {
+	hw, err := net.ParseMAC(n.MAC)
+	if err != nil {
+		return "", want, fmt.Errorf("nic %q: %w", n.MAC, err)
+	}
+	if n.Address != "" {
+		if want, err = netip.ParseAddr(n.Address); err != nil {
+			return "", want, fmt.Errorf("nic %q: address: %w", n.MAC, err)
+		}
+	}
+	return hw.String(), want, nil
+}
+
+// hasNIC reports whether the spec still asks for s's MAC on s's pool.
+func hasNIC(spec []v1alpha1.NIC, s v1alpha1.NICStatus) bool {
+	for _, n := range spec {
+		if mac, _, err := parseNIC(n); err == nil && mac == s.MAC && n.Pool == s.Pool {
+			return true
+		}
+	}
+	return false
+}
+
+func poolKey(c *v1alpha1.VMNetworkConfig, pool string) types.NamespacedName {
+	return types.NamespacedName{Namespace: c.Namespace, Name: pool}
+}
+
+// requeueOnConflict turns a write conflict into a quiet requeue: the object
+// changed since the cache delivered it, and the next reconcile sees the new one.
+func requeueOnConflict(err error) (reconcile.Result, error) {
+	if apierrors.IsConflict(err) {
+		return reconcile.Result{Requeue: true}, nil
+	}
+	return reconcile.Result{}, err
+}
+
+// isIPAMError reports whether err is one of ipam's refusals, reported on the
+// claim; any other error (the API server's) is retried with back-off.
+func isIPAMError(err error) bool {
+	for _, target := range []error{ipam.ErrExhausted, ipam.ErrInUse, ipam.ErrOutOfRange, ipam.ErrExcluded,
+		ipam.ErrReserved, ipam.ErrOwnerHasAddr, ipam.ErrInvalidOwner} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}

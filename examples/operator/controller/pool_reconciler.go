@@ -1,0 +1,165 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/ipam"
+)
+
+// poolReconciler feeds each IPPool to its CacheMachine and carries out the
+// machine's decisions in the order it gives them: write the published
+// condition (and the epoch beside it), then drop or build the in-memory pool.
+// A decision is committed to the machine only after its write succeeded, so a
+// failed write is retried from the same state at the next reconcile.
+type poolReconciler struct {
+	client client.Client // writes
+	reader client.Reader // uncached reads: status writes need the latest resourceVersion
+	cache  *poolCache
+	now    func() time.Time
+}
+
+func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	obj := &v1alpha1.IPPool{}
+	if err := r.reader.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			if e := r.cache.remove(req.NamespacedName); e != nil {
+				e.mu.Lock()
+				e.machine, _ = e.machine.Step(conditions.PoolDeleted{})
+				e.obj, e.pool = nil, nil
+				e.mu.Unlock()
+			}
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	e := r.cache.entry(req.NamespacedName, obj.UID)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := r.sync(ctx, e, obj); err != nil {
+		if apierrors.IsConflict(err) {
+			// Someone wrote the pool since we read it; observe it again.
+			return reconcile.Result{Requeue: true}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{}, nil
+}
+
+// sync feeds obj, the pool as just read, to e's machine.
+func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.IPPool) error {
+	m := e.machine
+	if m.State() != conditions.StateUnobserved && obj.Generation > m.Generation() {
+		changed := e.obj == nil || cacheSpecChanged(e.obj.Spec, obj.Spec)
+		if err := r.apply(ctx, e, obj, conditions.GenerationChanged{Generation: obj.Generation, SpecChanged: changed}); err != nil {
+			return err
+		}
+	}
+	observed := conditions.PoolObserved{
+		Generation:  obj.Generation,
+		Paused:      obj.Spec.Paused,
+		Deleting:    !obj.DeletionTimestamp.IsZero(),
+		Stored:      storedCacheReady(obj.Status.Conditions),
+		StoredEpoch: obj.Status.CacheEpoch,
+	}
+	if err := r.apply(ctx, e, obj, observed); err != nil {
+		return err
+	}
+	// Keep the cache in step with the status we now know to be the latest
+	// (another process may have written allocations since our last write).
+	if e.machine.State() == conditions.StateReady && (e.obj == nil || e.obj.ResourceVersion != obj.ResourceVersion) {
+		if err := e.adopt(ctx, obj); err != nil {
+			next, _ := e.machine.Step(conditions.CacheDropped{})
+			e.machine, e.obj, e.pool = next, nil, nil
+			return fmt.Errorf("restore pool %s/%s: %w", obj.Namespace, obj.Name, err)
+		}
+	}
+	return nil
+}
+
+// apply steps e's machine with ev and carries out its decisions, feeding the
+// outcome of a build back into the machine. obj is updated in place with
+// every write.
+func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.IPPool, ev conditions.CacheEvent) error {
+	var built *ipam.Pool // a successful build waiting for its True to be written
+	for ev != nil {
+		next, d := e.machine.Step(ev)
+		ev = nil
+		if d.Publish != nil {
+			upd := obj.DeepCopy()
+			conds, _ := conditions.Set(fromMeta(upd.Status.Conditions), *d.Publish, r.now())
+			upd.Status.Conditions = toMeta(conds)
+			upd.Status.CacheEpoch = d.Epoch
+			if built != nil {
+				writeStats(&upd.Status, built)
+			}
+			if err := r.client.Status().Update(ctx, upd); err != nil {
+				return err
+			}
+			*obj = *upd
+		}
+		e.machine = next
+		if built != nil {
+			e.obj, e.pool = obj.DeepCopy(), built
+			built = nil
+		}
+		if d.Drop {
+			e.obj, e.pool = nil, nil
+		}
+		if d.Build {
+			p, problems, err := buildPool(obj)
+			if err != nil {
+				ev = conditions.BuildFailed{Generation: obj.Generation, Err: err}
+				continue
+			}
+			if len(problems) > 0 {
+				log.FromContext(ctx).Error(fmt.Errorf("%d entries left out, first: %w", len(problems), problems[0]),
+					"status.allocated holds entries the pool cannot keep; they are dropped from the status")
+			}
+			built = p
+			ev = conditions.BuildSucceeded{Generation: obj.Generation}
+		}
+	}
+	return nil
+}
+
+// buildPool restores the in-memory pool from obj's spec and status.
+func buildPool(obj *v1alpha1.IPPool) (*ipam.Pool, []ipam.Problem, error) {
+	spec, err := ipamSpec(obj.Spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return restorePool(spec, obj.Status.Allocated)
+}
+
+// adopt makes obj the entry's persisted state and rebuilds the pool from it.
+func (e *poolEntry) adopt(ctx context.Context, obj *v1alpha1.IPPool) error {
+	p, problems, err := buildPool(obj)
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		log.FromContext(ctx).Error(fmt.Errorf("%d entries left out, first: %w", len(problems), problems[0]),
+			"status.allocated holds entries the pool cannot keep")
+	}
+	e.obj, e.pool = obj.DeepCopy(), p
+	return nil
+}
+
+// cacheSpecChanged reports whether the part of the spec the in-memory pool is
+// built from differs; DHCP options, the network name and lease time do not
+// count, and neither does paused (the machine sees it in PoolObserved).
+func cacheSpecChanged(a, b v1alpha1.IPPoolSpec) bool {
+	return a.CIDR != b.CIDR || a.RangeStart != b.RangeStart || a.RangeEnd != b.RangeEnd ||
+		!slices.Equal(a.Exclude, b.Exclude) || a.ServerIP != b.ServerIP || a.Router != b.Router ||
+		a.Strategy != b.Strategy
+}

@@ -1,0 +1,75 @@
+package controller
+
+import (
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/ipam"
+)
+
+// poolEntry is this process's view of one IPPool. Its fields are guarded by
+// mu, which is held across the API writes that change them, so the pool
+// reconciler and the claim reconciler never interleave on one pool.
+type poolEntry struct {
+	mu  sync.Mutex
+	uid types.UID // a pool re-created under the same name gets a new entry
+
+	machine conditions.CacheMachine
+
+	// obj and pool always describe the same persisted state: pool is
+	// restored from obj.Status.Allocated under obj's spec, and obj is the
+	// last version of the IPPool this process read or wrote. pool is nil
+	// while there is no cache (not built, dropped, paused).
+	obj  *v1alpha1.IPPool
+	pool *ipam.Pool
+}
+
+// ready reports whether claims may be served from the entry's pool: the
+// machine is Ready in this process and holds a cache.
+func (e *poolEntry) ready() bool {
+	return e.machine.State() == conditions.StateReady && e.pool != nil && e.obj != nil
+}
+
+// poolCache holds one poolEntry per IPPool, for one epoch (one process).
+type poolCache struct {
+	epoch string
+
+	mu      sync.Mutex
+	entries map[types.NamespacedName]*poolEntry
+}
+
+func newPoolCache(epoch string) *poolCache {
+	return &poolCache{epoch: epoch, entries: make(map[types.NamespacedName]*poolEntry)}
+}
+
+// get returns the entry for key, or nil.
+func (c *poolCache) get(key types.NamespacedName) *poolEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[key]
+}
+
+// entry returns the entry for key and uid, replacing one left by an earlier
+// pool of the same name with a fresh machine.
+func (c *poolCache) entry(key types.NamespacedName, uid types.UID) *poolEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[key]
+	if e == nil || e.uid != uid {
+		e = &poolEntry{uid: uid, machine: conditions.NewCacheMachine(c.epoch)}
+		c.entries[key] = e
+	}
+	return e
+}
+
+// remove forgets key's entry and returns it, or nil.
+func (c *poolCache) remove(key types.NamespacedName) *poolEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[key]
+	delete(c.entries, key)
+	return e
+}

@@ -1,0 +1,160 @@
+package controller
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
+)
+
+// poolIndex is the field index of VMNetworkConfigs by the pools their NICs name.
+const poolIndex = "spec.nics.pool"
+
+// Options configure Setup. The zero value is usable.
+type Options struct {
+	// Epoch names this process in the pools' status (status.cacheEpoch); it
+	// must differ between processes and between restarts. Empty: NewEpoch().
+	Epoch string
+
+	// Now is the clock for conditions' transition times. Nil: time.Now.
+	Now func() time.Time
+
+	// MaxConcurrentClaims is how many VMNetworkConfigs are reconciled at
+	// once. Zero: 4. Allocations in one pool are serialized whatever it is.
+	MaxConcurrentClaims int
+
+	// RetryWaiting is how soon a claim that waits (for its pool's cache, or
+	// for a free address) is retried. Zero: 2s.
+	RetryWaiting time.Duration
+
+	// SkipNameValidation lets several managers register these controllers in
+	// one process (tests); controller-runtime refuses duplicate names otherwise.
+	SkipNameValidation bool
+}
+
+// NewEpoch returns a random ID for a process's Options.Epoch.
+func NewEpoch() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}
+
+// Setup registers the IPPool and VMNetworkConfig reconcilers with mgr and
+// returns the epoch they run with. mgr's scheme must know v1alpha1's types.
+func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
+	if opts.Epoch == "" {
+		opts.Epoch = NewEpoch()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxConcurrentClaims <= 0 {
+		opts.MaxConcurrentClaims = 4
+	}
+	if opts.RetryWaiting <= 0 {
+		opts.RetryWaiting = 2 * time.Second
+	}
+	cache := newPoolCache(opts.Epoch)
+
+	pools := &poolReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: cache, now: opts.Now}
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("ippool").
+		// Status writes (ours, or another process's) do not move the
+		// generation; the machine needs to see spec changes, creation and
+		// deletion, and a status it wrote itself would only echo back.
+		For(&v1alpha1.IPPool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		WithOptions(controller.Options{SkipNameValidation: ptr.To(opts.SkipNameValidation)}).
+		Complete(pools)
+	if err != nil {
+		return "", fmt.Errorf("set up IPPool controller: %w", err)
+	}
+
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.VMNetworkConfig{}, poolIndex, claimPools); err != nil {
+		return "", fmt.Errorf("index VMNetworkConfigs by pool: %w", err)
+	}
+	claims := &claimReconciler{
+		client:  mgr.GetClient(),
+		pools:   &poolWriter{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: cache},
+		now:     opts.Now,
+		waiting: opts.RetryWaiting,
+	}
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("vmnetworkconfig").
+		For(&v1alpha1.VMNetworkConfig{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&v1alpha1.IPPool{}, handler.EnqueueRequestsFromMapFunc(claimsOfPool(mgr.GetClient())),
+			builder.WithPredicates(cacheReadyChanged{})).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: opts.MaxConcurrentClaims,
+			SkipNameValidation:      ptr.To(opts.SkipNameValidation),
+		}).
+		Complete(claims)
+	if err != nil {
+		return "", fmt.Errorf("set up VMNetworkConfig controller: %w", err)
+	}
+	return opts.Epoch, nil
+}
+
+// claimPools returns the pools a VMNetworkConfig's NICs name, for poolIndex.
+func claimPools(obj client.Object) []string {
+	c, ok := obj.(*v1alpha1.VMNetworkConfig)
+	if !ok {
+		return nil
+	}
+	var names []string
+	for _, n := range c.Spec.NICs {
+		names = append(names, n.Pool)
+	}
+	for _, n := range c.Status.NICs {
+		names = append(names, n.Pool)
+	}
+	return names
+}
+
+// claimsOfPool maps an IPPool to the VMNetworkConfigs that use it.
+func claimsOfPool(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		var list v1alpha1.VMNetworkConfigList
+		if err := c.List(ctx, &list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{poolIndex: obj.GetName()}); err != nil {
+			return nil
+		}
+		reqs := make([]reconcile.Request, 0, len(list.Items))
+		for _, item := range list.Items {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&item)})
+		}
+		return reqs
+	}
+}
+
+// cacheReadyChanged passes the IPPool updates after which waiting claims may
+// proceed: CacheReady or its epoch changed. Allocations (every claim's
+// write) pass nothing, or each one would wake every claim of the pool.
+type cacheReadyChanged struct{ predicate.Funcs }
+
+func (cacheReadyChanged) Update(e event.UpdateEvent) bool {
+	o, ok1 := e.ObjectOld.(*v1alpha1.IPPool)
+	n, ok2 := e.ObjectNew.(*v1alpha1.IPPool)
+	if !ok1 || !ok2 {
+		return true
+	}
+	oc, nc := storedCacheReady(o.Status.Conditions), storedCacheReady(n.Status.Conditions)
+	switch {
+	case o.Status.CacheEpoch != n.Status.CacheEpoch, (oc == nil) != (nc == nil):
+		return true
+	case oc == nil:
+		return false
+	}
+	return oc.Status != nc.Status || oc.Reason != nc.Reason || oc.ObservedGeneration != nc.ObservedGeneration
+}
