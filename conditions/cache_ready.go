@@ -14,7 +14,9 @@ package conditions
 //     empty), so by a process whose cache no longer exists;
 //   - StaleGeneration: True, but for another generation.
 //
-// It does not allocate.
+// It cannot see deletion: a CacheMachine drops the cache of a pool being
+// deleted without publishing anything, so a reader treats a pool with a
+// deletion timestamp as not ready on its own. It does not allocate.
 func IsCacheReady(conds []Condition, generation int64, storedEpoch, liveEpoch string) (ready bool, reason string) {
 	c, ok := Find(conds, CacheReadyType)
 	switch {

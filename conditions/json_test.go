@@ -128,3 +128,35 @@ func TestConditionsSliceJSON(t *testing.T) {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 }
+
+func FuzzConditionJSON(f *testing.F) {
+	f.Add(`{"type":"CacheReady","status":"True","observedGeneration":3,"lastTransitionTime":"2026-12-02T10:00:00Z","reason":"CacheBuilt","message":"built"}`)
+	f.Add(`{"type":"Ready","lastTransitionTime":"2026-12-02T12:00:00.5+02:00"}`)
+	f.Add(`{"lastTransitionTime":null}`)
+	f.Add(`{"lastTransitionTime":"0000-01-01T00:00:00Z","message":"\u00e9\ud800"}`)
+	f.Add(`[]`)
+	f.Add(`{"observedGeneration":-9223372036854775808}`)
+	f.Fuzz(func(t *testing.T, in string) {
+		var c Condition
+		if err := json.Unmarshal([]byte(in), &c); err != nil {
+			return
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
+			return // a year RFC 3339 cannot hold
+		}
+		var back Condition
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("Unmarshal(Marshal(%+v)) = %v; JSON %s", c, err, b)
+		}
+		want := c
+		want.LastTransitionTime = c.LastTransitionTime.Truncate(time.Second)
+		if diff := cmp.Diff(want, back); diff != "" {
+			t.Fatalf("round trip of %s (-want +got):\n%s", b, diff)
+		}
+		b2, err := json.Marshal(back)
+		if err != nil || string(b2) != string(b) {
+			t.Fatalf("second Marshal = %s, %v; first %s", b2, err, b)
+		}
+	})
+}
