@@ -181,14 +181,15 @@ func parseHardware(s string, dst []byte) (int, error) {
 	case len(s) > 4 && s[4] == '.':
 		group, sep = 4, '.'
 	default: // bare hex digits
+		errForm := errors.New("want xx:xx:xx:xx:xx:xx, xx-xx-xx-xx-xx-xx, xxxx.xxxx.xxxx or xxxxxxxxxxxx")
 		if len(s)%2 != 0 {
-			return 0, errors.New("want xx:xx:xx:xx:xx:xx, xx-xx-xx-xx-xx-xx, xxxx.xxxx.xxxx or xxxxxxxxxxxx")
+			return 0, errForm
 		}
 		n := 0
 		for i := 0; i < len(s); i += 2 {
 			hi, lo := hexValue[s[i]], hexValue[s[i+1]]
 			if hi|lo == 0xff {
-				return 0, fmt.Errorf("invalid hex digit at offset %d", i)
+				return 0, errForm
 			}
 			if n < len(dst) {
 				dst[n] = hi<<4 | lo

@@ -1,0 +1,173 @@
+package leasestore_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/leasestore"
+)
+
+// The benchmarks measure Build, Diff and a Store's memory beside floors
+// measured in the same run; compare them with benchstat:
+//
+//	go test -run '^$' -bench . -count 6 ./leasestore | tee out.txt
+//	benchstat -col /op out.txt
+
+var benchSizes = []int{1 << 16, 1_000_000}
+
+var benchOptions = leasestore.Options{
+	ServerIP:   netip.MustParseAddr("10.0.0.1"),
+	Router:     netip.MustParseAddr("10.0.0.1"),
+	DNS:        []netip.Addr{netip.MustParseAddr("10.0.0.2"), netip.MustParseAddr("10.0.0.3")},
+	DomainName: "lab.example.com",
+	LeaseTime:  time.Hour,
+}
+
+// benchSnapshot returns a dense IPv4 snapshot of n allocations, in address
+// order (as ipam.Pool.Snapshot returns it) or shuffled, whose owners are
+// distinct random MACs under the QEMU OUI 52:54:00, spelled in lowercase.
+func benchSnapshot(n int, shuffled bool) ipam.Snapshot {
+	r := rand.New(rand.NewPCG(1, uint64(n)))
+	spec := ipam.Spec{
+		Prefix:   netip.MustParsePrefix("10.0.0.0/8"),
+		Exclude:  nil,
+		Reserved: []netip.Addr{netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.2"), netip.MustParseAddr("10.0.0.3")},
+	}
+	allocs := make([]ipam.Allocation, n)
+	addr := netip.MustParseAddr("10.0.0.10")
+	// An odd multiplier permutes [0, 2^24): distinct MACs in a random-looking order.
+	mul, add := r.Uint32()|1, r.Uint32()
+	for i := range allocs {
+		m := (uint32(i)*mul + add) & 0xffffff
+		allocs[i] = ipam.Allocation{Addr: addr, Owner: fmt.Sprintf("52:54:00:%02x:%02x:%02x", byte(m>>16), byte(m>>8), byte(m))}
+		addr = addr.Next()
+	}
+	if shuffled {
+		r.Shuffle(n, func(i, j int) { allocs[i], allocs[j] = allocs[j], allocs[i] })
+	}
+	return ipam.Snapshot{Spec: spec, Allocations: allocs}
+}
+
+func orderName(shuffled bool) string {
+	if shuffled {
+		return "shuffled"
+	}
+	return "sorted"
+}
+
+// BenchmarkBuild is Build of a whole snapshot; BenchmarkBuildFloor is the
+// least any build does: parse every owner with ParseMAC and sort the
+// allocations once by address (slices.SortFunc on a fresh copy; the copy
+// is not timed).
+func BenchmarkBuild(b *testing.B) {
+	for _, n := range benchSizes {
+		for _, shuffled := range []bool{false, true} {
+			snap := benchSnapshot(n, shuffled)
+			b.Run(fmt.Sprintf("n=%d/order=%s/op=build", n, orderName(shuffled)), func(b *testing.B) {
+				for b.Loop() {
+					s, problems := leasestore.Build(snap, benchOptions)
+					if s.Len() != n || len(problems) != 0 {
+						b.Fatalf("Build: %d leases, %d problems", s.Len(), len(problems))
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/alloc")
+			})
+			b.Run(fmt.Sprintf("n=%d/order=%s/op=floor", n, orderName(shuffled)), func(b *testing.B) {
+				work := make([]ipam.Allocation, n)
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					copy(work, snap.Allocations)
+					b.StartTimer()
+					for _, a := range work {
+						if _, err := leasestore.ParseMAC(a.Owner); err != nil {
+							b.Fatal(err)
+						}
+					}
+					slices.SortFunc(work, func(x, y ipam.Allocation) int { return x.Addr.Compare(y.Addr) })
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/alloc")
+			})
+		}
+	}
+}
+
+// editedSnapshot returns snap with 1% of its allocations changed: half of
+// them get a new MAC (a Remove and an Add), half move to a new address
+// past the last one (an Update).
+func editedSnapshot(snap ipam.Snapshot) ipam.Snapshot {
+	allocs := slices.Clone(snap.Allocations)
+	next := netip.MustParseAddr("10.0.0.10")
+	for _, a := range allocs {
+		if next.Less(a.Addr) {
+			next = a.Addr
+		}
+	}
+	step := 100
+	for i := 0; i < len(allocs); i += step {
+		if (i/step)%2 == 0 {
+			allocs[i].Owner = "02" + allocs[i].Owner[2:] // locally administered twin
+		} else {
+			next = next.Next()
+			allocs[i].Addr = next
+		}
+	}
+	return ipam.Snapshot{Spec: snap.Spec, Allocations: allocs}
+}
+
+// BenchmarkDiff is Diff of two stores that differ in 1% of their leases,
+// reported per lease.
+func BenchmarkDiff(b *testing.B) {
+	for _, n := range benchSizes {
+		snap := benchSnapshot(n, false)
+		old, _ := leasestore.Build(snap, benchOptions)
+		new, _ := leasestore.Build(editedSnapshot(snap), benchOptions)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			var p leasestore.Plan
+			for b.Loop() {
+				p = leasestore.Diff(old, new)
+			}
+			if got := len(p.Add) + len(p.Remove) + len(p.Update); got < n/100 {
+				b.Fatalf("plan has %d changes, want at least %d", got, n/100)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/lease")
+		})
+	}
+}
+
+// BenchmarkStoreBytes reports the heap a Store retains, measured with
+// runtime.ReadMemStats after a GC, per lease (its Options included).
+func BenchmarkStoreBytes(b *testing.B) {
+	for _, n := range benchSizes {
+		snap := benchSnapshot(n, true)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			var perLease float64
+			for b.Loop() {
+				perLease = retainedPerLease(b, snap)
+			}
+			b.ReportMetric(perLease, "B/lease")
+		})
+	}
+}
+
+// retainedPerLease builds snap and returns the heap its Store retains, in
+// bytes per lease.
+func retainedPerLease(tb testing.TB, snap ipam.Snapshot) float64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, _ := leasestore.Build(snap, benchOptions)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if s.Len() != len(snap.Allocations) {
+		tb.Fatalf("Build: %d leases of %d", s.Len(), len(snap.Allocations))
+	}
+	runtime.KeepAlive(s)
+	runtime.KeepAlive(snap)
+	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(s.Len())
+}

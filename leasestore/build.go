@@ -1,0 +1,89 @@
+package leasestore
+
+import (
+	"fmt"
+
+	"github.com/vmnetkit/vmnetkit/ipam"
+)
+
+// Build returns the lease table of a pool snapshot, and what it left out.
+// It is a pure function: it does no I/O and no name resolution, it does
+// not modify snap, and the Store and the problems are the same whatever
+// the order of snap.Allocations.
+//
+// Every allocation whose owner parses as a MAC (ParseMAC: any spelling)
+// becomes a lease of its address, with the pool's prefix and one shared
+// copy of opts. An allocation that cannot be served is left out and
+// reported, never fatal: an owner that is not a MAC (ErrNotMAC), an
+// address outside the pool's range, excluded or reserved (ipam.Pool.Check:
+// ipam.ErrOutOfRange, ipam.ErrExcluded, ipam.ErrReserved), an address given
+// more than once (ErrDuplicateAddr: the lowest MAC keeps it), a MAC given
+// more than one address (ErrDuplicateMAC: it keeps the lowest).
+//
+// Invalid options (see Options.Validate) do not stop the build either:
+// each invalid value is dropped from the Store's copy of the options (an
+// address or name is removed, a lease time becomes zero, "not set") and
+// reported as a pool-wide Problem wrapping ErrInvalidOptions, with the
+// zero Addr and an empty Owner.
+//
+// An invalid snap.Spec yields an empty Store and a single Problem wrapping
+// ipam.ErrInvalidSpec: nothing can be checked against it. An agent that
+// would rather keep serving its previous table tests for that error.
+//
+// Problems are sorted by address (pool-wide ones first), owner and text.
+// Build allocates the Store (44 bytes a lease) and, while it runs, about
+// 100 bytes of scratch space per allocation.
+func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
+	pool, err := ipam.New(snap.Spec)
+	if err != nil {
+		return &Store{opts: &Options{}}, []Problem{{Err: fmt.Errorf("leasestore: build: %w", err)}}
+	}
+	prefix := snap.Spec.Prefix
+	t := tables{
+		is4:   prefix.Addr().Is4(),
+		owner: func(src int32) string { return snap.Allocations[src].Owner },
+	}
+	clean, optErrs := opts.sanitize(t.is4)
+	for _, err := range optErrs {
+		t.problems = append(t.problems, Problem{Err: err})
+	}
+
+	ents := make([]entry, len(snap.Allocations))
+	srcs := make([]int32, len(snap.Allocations))
+	n := 0
+	sorted, sameHi := true, true
+	var prevHi, prevLo uint64
+	macAnd, macOr := ^uint64(0), uint64(0)
+	for i, a := range snap.Allocations {
+		mac, err := parseMAC(a.Owner)
+		if err != nil {
+			t.problems = append(t.problems, Problem{Addr: a.Addr, Owner: a.Owner,
+				Err: fmt.Errorf("leasestore: lease %s for %q: %v: %w", a.Addr, a.Owner, err, ErrNotMAC)})
+			continue
+		}
+		if err := pool.Check(a.Addr); err != nil {
+			t.problems = append(t.problems, Problem{Addr: a.Addr, Owner: a.Owner,
+				Err: fmt.Errorf("leasestore: lease %s for %q: %w", a.Addr, a.Owner, err)})
+			continue
+		}
+		e := &ents[n]
+		e.addr, e.mac = a.Addr.As16(), mac
+		srcs[n] = int32(i)
+		hi, lo := e.hi(), e.lo()
+		if n > 0 {
+			sorted = sorted && (prevHi < hi || prevHi == hi && prevLo < lo)
+			sameHi = sameHi && prevHi == hi
+		}
+		prevHi, prevLo = hi, lo
+		k := mac.uint64()
+		macAnd &= k
+		macOr |= k
+		n++
+	}
+	ents, srcs = ents[:n], srcs[:n]
+
+	s := &Store{prefix: prefix, opts: &clean, is4: t.is4}
+	s.byAddr, s.byMAC = t.build(ents, srcs, sorted, sameHi, macAnd^macOr)
+	sortProblems(t.problems)
+	return s, t.problems
+}

@@ -1,0 +1,158 @@
+package leasestore
+
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+)
+
+// The address table of a Store is sorted with an LSD radix sort on the low
+// 64 address bits, twelve bits per pass, skipping the digits that all keys
+// share (a pool's addresses share their prefix), and only when the input
+// is not sorted already: a snapshot lists its allocations in address
+// order. Small inputs use a comparison sort on the same order.
+
+const (
+	radixMin    = 512 // below this many elements, a comparison sort is faster
+	digitBits   = 12
+	digitValues = 1 << digitBits
+)
+
+// histogram counts the digits of keys(i) for i < n, ndigits of them per
+// key, and returns the counts and the digits that are not the same for
+// every key.
+func histogram(n, ndigits int, key func(i int) uint64) (counts []uint32, varying []int) {
+	counts = make([]uint32, ndigits*digitValues)
+	for i := range n {
+		k := key(i)
+		for d := range ndigits {
+			counts[d*digitValues+int(k>>(digitBits*d))&(digitValues-1)]++
+		}
+	}
+	first := key(0)
+	for d := range ndigits {
+		if counts[d*digitValues+int(first>>(digitBits*d))&(digitValues-1)] != uint32(n) {
+			varying = append(varying, d)
+		}
+	}
+	return counts, varying
+}
+
+// offsets turns the counts of one digit into the start offset of each value.
+func offsets(c []uint32) {
+	var sum uint32
+	for i, x := range c {
+		c[i] = sum
+		sum += x
+	}
+}
+
+// item is one servable allocation while the address table is sorted.
+type item struct {
+	e   entry
+	src int32 // index of the allocation, for its owner in problems
+}
+
+// sortByAddr sorts ents by address, and srcs (nil, or index-aligned with
+// ents) with it. Entries with equal addresses end up adjacent, in no
+// particular order. sameHi reports whether all entries share the upper 64
+// address bits.
+func sortByAddr(ents []entry, srcs []int32, sameHi bool) {
+	if len(ents) < radixMin || !sameHi {
+		items := make([]item, len(ents))
+		for i := range ents {
+			items[i].e = ents[i]
+			if srcs != nil {
+				items[i].src = srcs[i]
+			}
+		}
+		slices.SortFunc(items, func(a, b item) int { return cmpAddr(&a.e, &b.e) })
+		for i := range items {
+			ents[i] = items[i].e
+			if srcs != nil {
+				srcs[i] = items[i].src
+			}
+		}
+		return
+	}
+	const ndigits = (64 + digitBits - 1) / digitBits
+	counts, varying := histogram(len(ents), ndigits, func(i int) uint64 { return ents[i].lo() })
+	in, out := make([]item, len(ents)), make([]item, len(ents))
+	for i := range ents {
+		in[i].e = ents[i]
+		if srcs != nil {
+			in[i].src = srcs[i]
+		}
+	}
+	for _, d := range varying {
+		c := counts[d*digitValues : (d+1)*digitValues]
+		offsets(c)
+		shift := digitBits * d
+		for i := range in {
+			k := int(in[i].e.lo()>>shift) & (digitValues - 1)
+			out[c[k]] = in[i]
+			c[k]++
+		}
+		in, out = out, in
+	}
+	for i := range in {
+		ents[i] = in[i].e
+		if srcs != nil {
+			srcs[i] = in[i].src
+		}
+	}
+}
+
+// sortEntriesByMAC returns a new slice holding the entries of src, which
+// are in ascending address order, sorted by MAC and then address. vary has
+// a bit set for every MAC bit that is not the same in all entries.
+//
+// It scatters the entries into buckets by their highest varying MAC bits
+// (one pass, about eight entries a bucket) and then sorts each bucket: an
+// insertion sort for small ones, a comparison sort for the rare large ones
+// (skewed MACs), so the worst case stays O(n log n). Both steps are stable,
+// so equal MACs stay in address order.
+func sortEntriesByMAC(src []entry, vary uint64) []entry {
+	dst := make([]entry, len(src))
+	if len(src) < radixMin || vary == 0 {
+		copy(dst, src)
+		slices.SortStableFunc(dst, func(a, b entry) int { return cmp.Compare(a.mac.uint64(), b.mac.uint64()) })
+		return dst
+	}
+	b := min(max(bits.Len(uint(len(src)/8)), 4), 16)
+	shift := max(bits.Len64(vary)-b, 0)
+	mask := uint64(1)<<b - 1
+	counts := make([]uint32, 1<<b)
+	for i := range src {
+		counts[src[i].mac.uint64()>>shift&mask]++
+	}
+	offsets(counts)
+	for i := range src {
+		k := src[i].mac.uint64() >> shift & mask
+		dst[counts[k]] = src[i]
+		counts[k]++
+	}
+	start := uint32(0)
+	for _, end := range counts { // counts[k] is now the end of bucket k
+		bucket := dst[start:end]
+		start = end
+		switch {
+		case len(bucket) < 2:
+		case len(bucket) <= 32:
+			for i := 1; i < len(bucket); i++ {
+				x := bucket[i]
+				k := x.mac.uint64()
+				j := i
+				for ; j > 0 && k < bucket[j-1].mac.uint64(); j-- {
+					bucket[j] = bucket[j-1]
+				}
+				if j != i {
+					bucket[j] = x
+				}
+			}
+		default:
+			slices.SortStableFunc(bucket, func(a, b entry) int { return cmp.Compare(a.mac.uint64(), b.mac.uint64()) })
+		}
+	}
+	return dst
+}
