@@ -462,11 +462,11 @@ func TestApplyHandMadePlan(t *testing.T) {
 		return leasestore.Lease{MAC: leasestore.MustParseMAC(mac), Addr: netip.MustParseAddr(addr), Prefix: spec4.Prefix, Options: l1.Options}
 	}
 	p := leasestore.Plan{Add: []leasestore.Lease{
-		lease("52:54:00:00:00:03", "10.0.0.6"),  // address taken by :02: :02 keeps it (lower MAC)
-		lease("52:54:00:00:00:00", "10.0.0.9"),  // fine
-		lease("52:54:00:00:00:04", "10.0.1.9"),  // outside the prefix
-		lease("52:54:00:00:00:01", "10.0.0.4"),  // MAC already served at .5: it keeps the lower .4
-		lease("52:54:00:00:00:05", "fd00::1"),   // other family
+		lease("52:54:00:00:00:03", "10.0.0.6"), // address taken by :02: :02 keeps it (lower MAC)
+		lease("52:54:00:00:00:00", "10.0.0.9"), // fine
+		lease("52:54:00:00:00:04", "10.0.1.9"), // outside the prefix
+		lease("52:54:00:00:00:01", "10.0.0.4"), // MAC already served at .5: it keeps the lower .4
+		lease("52:54:00:00:00:05", "fd00::1"),  // other family
 	}, Remove: []leasestore.Lease{lease("52:54:00:00:00:09", "10.0.0.7")}} // not in old
 	want := []string{"52:54:00:00:00:01 10.0.0.4/24", "52:54:00:00:00:02 10.0.0.6/24", "52:54:00:00:00:00 10.0.0.9/24"}
 	if diff := cmp.Diff(want, table(p.Apply(old))); diff != "" {
