@@ -21,7 +21,9 @@ type section struct {
 }
 
 // sections are printed in this order.
-var sections = []section{}
+var sections = []section{
+	{"CacheReady across a controller restart", conditionsSection},
+}
 
 func main() {
 	if err := run(os.Stdout); err != nil {

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/vmnetkit/vmnetkit/conditions"
+)
+
+// conditionsSection restarts a controller under a pool's CacheReady
+// condition: the True written by the first process is not trusted by the
+// second until it has built its own cache. The clock and the epochs are fixed
+// so the output is the same on every run.
+func conditionsSection(w io.Writer) error {
+	r := &restartStory{w: w, clock: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC), generation: 1}
+
+	fmt.Fprintln(w, `The pool object keeps CacheReady and the epoch of the process that wrote it;`)
+	fmt.Fprintln(w, `the cache itself lives only in that process.`)
+	fmt.Fprintln(w)
+
+	a := conditions.NewCacheMachine("epoch-a1")
+	fmt.Fprintf(w, "controller starts, epoch %s\n", a.Epoch())
+	a, err := r.run(a, r.observe())
+	if err != nil {
+		return err
+	}
+	if a, err = r.run(a, conditions.BuildSucceeded{Generation: r.generation}); err != nil {
+		return err
+	}
+	r.read(a.Epoch())
+
+	fmt.Fprintf(w, "\ncontroller restarts: its cache is gone, CacheReady=True (epoch %s) stays on the object\n", r.storedEpoch)
+	b := conditions.NewCacheMachine("epoch-b2")
+	fmt.Fprintf(w, "controller starts, epoch %s\n", b.Epoch())
+	r.read(b.Epoch())
+	if b, err = r.run(b, r.observe()); err != nil {
+		return err
+	}
+	r.read(b.Epoch())
+	if b, err = r.run(b, conditions.BuildSucceeded{Generation: r.generation}); err != nil {
+		return err
+	}
+	r.read(b.Epoch())
+	if _, err = r.run(b, r.observe()); err != nil {
+		return err
+	}
+
+	c, _ := conditions.Find(r.status, conditions.CacheReadyType)
+	js, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nstatus as the API server stores it (cacheEpoch %q):\n  %s\n", r.storedEpoch, js)
+	fmt.Fprintf(w, "\nCacheReady history: %s\n", r.history)
+	return nil
+}
+
+// restartStory is the pool's persisted status and a clock, shared by the
+// processes that come and go.
+type restartStory struct {
+	w           io.Writer
+	clock       time.Time
+	generation  int64
+	status      []conditions.Condition
+	storedEpoch string
+	history     string
+}
+
+func (r *restartStory) observe() conditions.PoolObserved {
+	e := conditions.PoolObserved{Generation: r.generation, StoredEpoch: r.storedEpoch}
+	if c, ok := conditions.Find(r.status, conditions.CacheReadyType); ok {
+		e.Stored = &c
+	}
+	return e
+}
+
+// run steps m with e and carries out the decision as an adapter does.
+func (r *restartStory) run(m conditions.CacheMachine, e conditions.CacheEvent) (conditions.CacheMachine, error) {
+	r.clock = r.clock.Add(2 * time.Second)
+	next, d := m.Step(e)
+	switch e.(type) {
+	case conditions.PoolObserved:
+		fmt.Fprintf(r.w, "  observe pool (generation %d)  -> %s\n", r.generation, next.State())
+	case conditions.BuildSucceeded:
+		fmt.Fprintf(r.w, "  cache built (generation %d)   -> %s\n", r.generation, next.State())
+	}
+	if d.Publish != nil {
+		r.status, _ = conditions.Set(r.status, *d.Publish, r.clock)
+		r.storedEpoch = d.Epoch
+		c, _ := conditions.Find(r.status, conditions.CacheReadyType)
+		if err := conditions.Validate(c); err != nil {
+			return next, err
+		}
+		fmt.Fprintf(r.w, "    write CacheReady=%-5s %-14s epoch %s, since %s\n",
+			c.Status, c.Reason, r.storedEpoch, c.LastTransitionTime.Format(time.TimeOnly))
+		if r.history != "" {
+			r.history += " -> "
+		}
+		r.history += string(c.Status)
+		if c.Status != conditions.ConditionTrue {
+			r.history += " (" + c.Reason + ")"
+		}
+		r.history += " [" + r.storedEpoch + "]"
+	}
+	if d.Build {
+		fmt.Fprintf(r.w, "    build the cache for generation %d\n", next.Generation())
+	}
+	if d == (conditions.CacheDecision{}) {
+		fmt.Fprintln(r.w, "    nothing to write, nothing to build")
+	}
+	return next, nil
+}
+
+// read is what a reader of the pool (an allocating webhook, another
+// controller in the live process) decides.
+func (r *restartStory) read(liveEpoch string) {
+	ready, reason := conditions.IsCacheReady(r.status, r.generation, r.storedEpoch, liveEpoch)
+	fmt.Fprintf(r.w, "  reader in epoch %s: IsCacheReady = %v (%s)\n", liveEpoch, ready, reason)
+}
