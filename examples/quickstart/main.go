@@ -23,6 +23,7 @@ type section struct {
 // sections are printed in this order.
 var sections = []section{
 	{"CacheReady across a controller restart", conditionsSection},
+	{"Is the VM's network ready? NIC by NIC", readinessSection},
 }
 
 func main() {
