@@ -1,0 +1,103 @@
+package conditions
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// setInPlace is the baseline: the semantics of k8s.io/apimachinery's
+// meta.SetStatusCondition (it writes into the caller's slice and, there,
+// reads the wall clock; here now is passed in for a fair comparison).
+func setInPlace(conds *[]Condition, c Condition, now time.Time) bool {
+	for i := range *conds {
+		old := &(*conds)[i]
+		if old.Type != c.Type {
+			continue
+		}
+		changed := false
+		if old.Status != c.Status {
+			old.Status = c.Status
+			old.LastTransitionTime = now
+			changed = true
+		}
+		if old.Reason != c.Reason {
+			old.Reason, changed = c.Reason, true
+		}
+		if old.Message != c.Message {
+			old.Message, changed = c.Message, true
+		}
+		if old.ObservedGeneration != c.ObservedGeneration {
+			old.ObservedGeneration, changed = c.ObservedGeneration, true
+		}
+		return changed
+	}
+	c.LastTransitionTime = now
+	*conds = append(*conds, c)
+	return true
+}
+
+func benchConds() []Condition {
+	var conds []Condition
+	for i := range 8 {
+		conds = append(conds, cond(fmt.Sprintf("Type%d", i), ConditionTrue, 1, t0, "Fine", "all good"))
+	}
+	return conds
+}
+
+// BenchmarkSet compares Set with the in-place baseline on a status of eight
+// conditions: "same" writes what is there (the common reconcile), "flip"
+// alternates the status of the last one.
+func BenchmarkSet(b *testing.B) {
+	same := cond("Type7", ConditionTrue, 1, time.Time{}, "Fine", "all good")
+	flips := [2]Condition{cond("Type7", ConditionFalse, 1, time.Time{}, "Down", "x"), same}
+	for _, impl := range []string{"vmnetkit", "inplace"} {
+		b.Run("impl="+impl+"/case=same", func(b *testing.B) {
+			conds := benchConds()
+			for b.Loop() {
+				if impl == "vmnetkit" {
+					conds, _ = Set(conds, same, t1)
+				} else {
+					setInPlace(&conds, same, t1)
+				}
+			}
+		})
+		b.Run("impl="+impl+"/case=flip", func(b *testing.B) {
+			conds := benchConds()
+			i := 0
+			for b.Loop() {
+				if impl == "vmnetkit" {
+					conds, _ = Set(conds, flips[i&1], t1)
+				} else {
+					setInPlace(&conds, flips[i&1], t1)
+				}
+				i++
+			}
+		})
+	}
+}
+
+func BenchmarkValidate(b *testing.B) {
+	valid := cond("vmnetkit.example.com/CacheReady", ConditionTrue, 3, t0, "CacheBuilt", "the cache was built")
+	for b.Loop() {
+		if Validate(valid) != nil {
+			b.Fatal("rejected")
+		}
+	}
+}
+
+// BenchmarkCacheMachine runs one reconcile-like cycle per iteration:
+// observe, build, a generation change, observe again.
+func BenchmarkCacheMachine(b *testing.B) {
+	stored := cond(CacheReadyType, ConditionTrue, 1, t0, ReasonCacheBuilt, "x")
+	for b.Loop() {
+		m := NewCacheMachine("epoch-b2")
+		m, _ = m.Step(PoolObserved{Generation: 1, Stored: &stored, StoredEpoch: "epoch-a1"})
+		m, _ = m.Step(BuildSucceeded{Generation: 1})
+		m, _ = m.Step(GenerationChanged{Generation: 2})
+		m, _ = m.Step(PoolObserved{Generation: 2})
+		if m.State() != StateReady {
+			b.Fatal(m.State())
+		}
+	}
+}
