@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"io"
 	"log/slog"
 	"net"
 	"net/netip"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/insomniacslk/dhcp/iana"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -59,7 +59,7 @@ func movedAllocated() map[string]string {
 	return map[string]string{"10.77.0.20": macA, "10.77.0.11": macB}
 }
 
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // newAgent is an agent serving p; the load must have no problems.
 func newAgent(t testing.TB, p *Pool, log *slog.Logger) *Agent {
@@ -94,15 +94,24 @@ func hw(t testing.TB, mac string) net.HardwareAddr {
 
 var xid = dhcpv4.TransactionID{0xde, 0xad, 0xbe, 0xef}
 
+// msg is a client message from mac; unlike dhcpv4.New it draws no random
+// transaction ID, so building one is cheap and deterministic.
 func msg(t testing.TB, mac string, typ dhcpv4.MessageType, mods ...dhcpv4.Modifier) *dhcpv4.DHCPv4 {
 	t.Helper()
-	m, err := dhcpv4.New(append([]dhcpv4.Modifier{
-		dhcpv4.WithTransactionID(xid),
-		dhcpv4.WithHwAddr(hw(t, mac)),
-		dhcpv4.WithMessageType(typ),
-	}, mods...)...)
-	if err != nil {
-		t.Fatal(err)
+	m := &dhcpv4.DHCPv4{
+		OpCode:        dhcpv4.OpcodeBootRequest,
+		HWType:        iana.HWTypeEthernet,
+		TransactionID: xid,
+		ClientIPAddr:  net.IPv4zero,
+		YourIPAddr:    net.IPv4zero,
+		ServerIPAddr:  net.IPv4zero,
+		GatewayIPAddr: net.IPv4zero,
+		ClientHWAddr:  hw(t, mac),
+		Options:       make(dhcpv4.Options),
+	}
+	dhcpv4.WithMessageType(typ)(m)
+	for _, mod := range mods {
+		mod(m)
 	}
 	return m
 }

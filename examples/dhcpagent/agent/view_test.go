@@ -4,7 +4,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"net"
+	"io"
+	"log/slog"
 	"net/netip"
 	"strings"
 	"sync"
@@ -130,4 +131,6 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-var _ = net.IPv4zero
+func newTestLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}

@@ -1,0 +1,150 @@
+package agent
+
+import (
+	"encoding/binary"
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/insomniacslk/dhcp/dhcpv4"
+)
+
+// silence is how long a client waits before it concludes that the agent
+// will not answer.
+const silence = 300 * time.Millisecond
+
+// udpClient sends DHCPv4 messages built with the library to the agent over
+// a UDP socket and reads the replies. nclient4 needs a raw socket on a real
+// interface; on loopback, a plain socket on an ephemeral port is the
+// client, and Destination answers it at its source.
+type udpClient struct {
+	t      *testing.T
+	conn   *net.UDPConn
+	server *net.UDPAddr
+	xid    uint32
+}
+
+// serveLoopback starts a on 127.0.0.1 on a free port and returns a client.
+func serveLoopback(t *testing.T, a *Agent) *udpClient {
+	t.Helper()
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Serve(ctx, conn) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &udpClient{t: t, conn: c, server: conn.LocalAddr().(*net.UDPAddr)}
+}
+
+// exchange sends req with a transaction ID of its own and returns the reply
+// with that ID, or nil if none arrives within silence.
+func (c *udpClient) exchange(req *dhcpv4.DHCPv4) *dhcpv4.DHCPv4 {
+	c.t.Helper()
+	c.xid++
+	binary.BigEndian.PutUint32(req.TransactionID[:], c.xid)
+	if _, err := c.conn.WriteToUDP(req.ToBytes(), c.server); err != nil {
+		c.t.Fatal(err)
+	}
+	buf := make([]byte, 1500)
+	c.conn.SetReadDeadline(time.Now().Add(silence))
+	for {
+		n, from, err := c.conn.ReadFromUDP(buf)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil
+		}
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		if from.String() != c.server.String() {
+			c.t.Fatalf("reply from %s, want the agent at %s", from, c.server)
+		}
+		resp, err := dhcpv4.FromBytes(buf[:n])
+		if err != nil {
+			c.t.Fatalf("reply does not parse: %v", err)
+		}
+		if resp.TransactionID == req.TransactionID {
+			return resp
+		}
+	}
+}
+
+// TestLoopback runs the agent on a real UDP socket and walks known,
+// unknown and moved MACs through DISCOVER and REQUEST, checking every
+// field and option of each reply.
+func TestLoopback(t *testing.T) {
+	logs := &logBuffer{}
+	a := newAgent(t, labPool(labAllocated()), newTestLogger(logs))
+	c := serveLoopback(t, a)
+
+	steps := []struct {
+		name   string
+		before func() // run before the request
+		req    *dhcpv4.DHCPv4
+		want   *view // nil: no reply
+	}{
+		{name: "known MAC discovers", req: discover(t, macA), want: ptr(offerView(macA, addrA))},
+		{name: "known MAC selects the offer", req: selecting(t, macA, serverIP, addrA), want: ptr(ackView(macA, "0.0.0.0", addrA))},
+		{name: "known MAC renews", req: renewing(t, macA, addrA), want: ptr(ackView(macA, "10.77.0.10", addrA))},
+		{name: "second MAC discovers", req: discover(t, macB), want: ptr(offerView(macB, addrB))},
+		{name: "unknown MAC discovers: silence", req: discover(t, macUnknown)},
+		{name: "unknown MAC requests: silence", req: selecting(t, macUnknown, serverIP, addrA)},
+		{name: "unknown MAC renews: silence", req: renewing(t, macUnknown, addrA)},
+		{name: "known MAC selects another server: silence", req: selecting(t, macA, netip.MustParseAddr("10.77.0.254"), addrA)},
+		{
+			name: "moved MAC renews its old address: NAK",
+			before: func() {
+				if _, err := a.Apply(labPool(movedAllocated())); err != nil {
+					t.Fatal(err)
+				}
+			},
+			req:  renewing(t, macA, addrA),
+			want: ptr(nakView(macA, "10.77.0.10 is not leased to 52:54:00:aa:00:01")),
+		},
+		{
+			name: "moved MAC reboots with its old address: NAK",
+			req:  initReboot(t, macA, addrA),
+			want: ptr(nakView(macA, "10.77.0.10 is not leased to 52:54:00:aa:00:01")),
+		},
+		{name: "moved MAC discovers: new address", req: discover(t, macA), want: ptr(offerView(macA, addrA2))},
+		{name: "moved MAC selects it", req: selecting(t, macA, serverIP, addrA2), want: ptr(ackView(macA, "0.0.0.0", addrA2))},
+		{name: "moved MAC renews it", req: renewing(t, macA, addrA2), want: ptr(ackView(macA, "10.77.0.20", addrA2))},
+		{name: "unmoved MAC is unaffected", req: renewing(t, macB, addrB), want: ptr(ackView(macB, "10.77.0.11", addrB))},
+	}
+	for _, s := range steps {
+		if s.before != nil {
+			s.before()
+		}
+		got := c.exchange(s.req)
+		switch {
+		case s.want == nil && got != nil:
+			t.Errorf("%s: got %s, want no reply", s.name, got.MessageType())
+		case s.want != nil && got == nil:
+			t.Errorf("%s: no reply within %v, want %s", s.name, silence, s.want.Options["53 message type"])
+		case s.want != nil:
+			s.want.XID = s.req.TransactionID.String()
+			if diff := cmp.Diff(*s.want, viewOf(t, got)); diff != "" {
+				t.Errorf("%s: reply (-want +got):\n%s", s.name, diff)
+			}
+		}
+	}
+	t.Logf("agent log:\n%s", logs)
+}
+
+func ptr[T any](v T) *T { return &v }
