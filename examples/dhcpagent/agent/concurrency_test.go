@@ -266,4 +266,3 @@ func versionOf(resp *dhcpv4.DHCPv4) (int, bool) {
 	}
 	return v, true
 }
-

@@ -1,8 +1,8 @@
 package agent
 
 import (
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"errors"
 	"net"
 	"net/netip"
