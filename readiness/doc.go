@@ -67,6 +67,10 @@
 //     static address number at least the DHCP devices; without DHCP
 //     devices, ready with at least one collected address.
 //
+// Its device verdicts only explain: while the verdict is not ready every DHCP
+// device is Pending, Credited lists the valid addresses a device's NICs
+// report, and the Node address Counting adds appears only in Addresses.
+//
 // Counting validates no spec and uses no Ignore prefix. Where it differs
 // from Strict (each difference has a test in policy_test.go):
 //   - link-local, loopback, multicast and unspecified addresses count;
