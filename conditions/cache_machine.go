@@ -230,11 +230,7 @@ func (m *CacheMachine) failed(e BuildFailed) (CacheDecision, bool) {
 	case m.state == StateNotBuilt && e.Generation != m.gen:
 		return m.toBuild(m.reason, m.message), true
 	case (m.state == StateNotBuilt || m.state == StateFailed) && e.Generation == m.gen:
-		msg := "the cache build failed"
-		if e.Err != nil {
-			msg = e.Err.Error()
-		}
-		m.state, m.reason, m.message = StateFailed, ReasonBuildFailed, msg
+		m.state, m.reason, m.message = StateFailed, ReasonBuildFailed, errorText(e.Err)
 		return CacheDecision{}, true
 	}
 	return CacheDecision{}, false
@@ -310,4 +306,19 @@ const pausedMessage = "the pool is paused; the cache is dropped"
 
 func specChangedMessage(gen int64) string {
 	return fmt.Sprintf("the cache-relevant spec changed at generation %d; rebuilding the cache", gen)
+}
+
+// errorText is err's message for a condition: bounded in length, and never a
+// panic, even from an Error method that dereferences a nil receiver.
+func errorText(err error) (text string) {
+	const fallback = "the cache build failed"
+	if err == nil {
+		return fallback
+	}
+	defer func() {
+		if recover() != nil {
+			text = fallback + " (its error could not be printed)"
+		}
+	}()
+	return truncateUTF8(err.Error(), MaxMessageLength)
 }

@@ -200,6 +200,11 @@ func TestCacheMachineRules(t *testing.T) {
 			toReady[0],
 			{BuildFailed{Generation: 3}, StateFailed, publish(ConditionFalse, 3, ReasonBuildFailed, "the cache build failed")},
 		}},
+		{"an error that panics when printed does not panic Step", []cacheStep{
+			toReady[0],
+			{BuildFailed{Generation: 3, Err: (*panickyError)(nil)}, StateFailed,
+				publish(ConditionFalse, 3, ReasonBuildFailed, "the cache build failed (its error could not be printed)")},
+		}},
 		{"a huge error is truncated to a valid message", []cacheStep{
 			toReady[0],
 			{BuildFailed{Generation: 3, Err: longErr}, StateFailed, publish(ConditionFalse, 3, ReasonBuildFailed, strings.Repeat("é", MaxMessageLength/2))},
@@ -401,3 +406,8 @@ func TestIsCacheReady(t *testing.T) {
 		})
 	}
 }
+
+// panickyError's Error dereferences its receiver, as many do.
+type panickyError struct{ msg string }
+
+func (e *panickyError) Error() string { return e.msg }
