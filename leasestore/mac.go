@@ -223,8 +223,3 @@ func parseHardware(s string, dst []byte) (int, error) {
 		i++
 	}
 }
-
-// macFromUint64 is the inverse of MAC.uint64.
-func macFromUint64(v uint64) MAC {
-	return MAC{[6]byte{byte(v >> 40), byte(v >> 32), byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}}
-}

@@ -1,0 +1,220 @@
+package leasestore_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go4.org/netipx"
+	"pgregory.net/rapid"
+
+	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/leasestore"
+)
+
+// smSpec is a small pool so that random edits collide often: usable
+// addresses 10.0.0.2-10.0.0.30 without 10.0.0.20-10.0.0.22.
+var smSpec = ipam.Spec{
+	Prefix:   netip.MustParsePrefix("10.0.0.0/27"),
+	Exclude:  []netipx.IPRange{netipx.MustParseIPRange("10.0.0.20-10.0.0.22")},
+	Reserved: []netip.Addr{netip.MustParseAddr("10.0.0.1")},
+}
+
+// smUsable is smSpec's rule, written out.
+func smUsable(a netip.Addr) bool {
+	if !a.Is4() || a.Zone() != "" || !smSpec.Prefix.Contains(a) {
+		return false
+	}
+	last := a.As4()[3]
+	return last >= 2 && last <= 30 && (last < 20 || last > 22)
+}
+
+// smOptions are the option sets the machine switches between, each with
+// what Build keeps of it.
+var smOptions = []struct{ given, kept leasestore.Options }{
+	{opts4, opts4},
+	{
+		leasestore.Options{DNS: addrs("10.0.0.2", "10.0.0.3"), LeaseTime: 10 * time.Minute, DomainSearch: []string{"lab.example"}},
+		leasestore.Options{DNS: addrs("10.0.0.2", "10.0.0.3"), LeaseTime: 10 * time.Minute, DomainSearch: []string{"lab.example"}},
+	},
+	{ // invalid values are dropped
+		leasestore.Options{Router: netip.MustParseAddr("fd00::1"), DNS: addrs("fd00::53", "10.0.0.3"), LeaseTime: time.Millisecond},
+		leasestore.Options{DNS: addrs("10.0.0.3")},
+	},
+}
+
+// spell writes mac in one of the spellings ParseMAC accepts.
+func spell(mac leasestore.MAC, style int) string {
+	s := mac.String()
+	switch style % 4 {
+	case 1:
+		return strings.ToUpper(strings.ReplaceAll(s, ":", "-"))
+	case 2:
+		h := strings.ReplaceAll(s, ":", "")
+		return h[0:4] + "." + strings.ToUpper(h[4:8]) + "." + h[8:12]
+	case 3:
+		return strings.ReplaceAll(s, ":", "")
+	}
+	return s
+}
+
+type machine struct {
+	allocs   []ipam.Allocation
+	opts     int // index into smOptions
+	prev     *leasestore.Store
+	prevWant map[leasestore.MAC]netip.Addr
+	prevOpts int
+}
+
+func (m *machine) genMAC(t *rapid.T) leasestore.MAC {
+	return leasestore.MustParseMAC(fmt.Sprintf("52:54:00:00:00:%02x", rapid.IntRange(0, 9).Draw(t, "mac")))
+}
+
+func (m *machine) genAddr(t *rapid.T) netip.Addr {
+	return netip.AddrFrom4([4]byte{10, 0, 0, byte(rapid.IntRange(2, 30).Draw(t, "addr"))})
+}
+
+func (m *machine) genOwner(t *rapid.T) string {
+	return spell(m.genMAC(t), rapid.IntRange(0, 3).Draw(t, "spelling"))
+}
+
+// step builds the store of the current snapshot (from a shuffled copy too),
+// checks it against the model, diffs it against the previous store and
+// checks the plan.
+func (m *machine) step(t *rapid.T) {
+	want := modelTable(m.allocs, smUsable)
+	opts := smOptions[m.opts]
+
+	s, problems := leasestore.Build(ipam.Snapshot{Spec: smSpec, Allocations: m.allocs}, opts.given)
+	checkStore(t, s, want, &opts.kept)
+
+	shuffled := slices.Clone(m.allocs)
+	rand.New(rand.NewPCG(uint64(len(shuffled)), rapid.Uint64().Draw(t, "shuffle"))).Shuffle(len(shuffled), func(i, j int) {
+		shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+	})
+	s2, problems2 := leasestore.Build(ipam.Snapshot{Spec: smSpec, Allocations: shuffled}, opts.given)
+	if got, want := fmt.Sprint(table(s2), problems2), fmt.Sprint(table(s), problems); got != want {
+		t.Fatalf("Build depends on the order of the allocations:\n%s\n%s", want, got)
+	}
+
+	// Every allocation is served or reported, never both, never twice.
+	optionProblems := 0
+	for _, p := range problems {
+		if errors.Is(p, leasestore.ErrInvalidOptions) {
+			optionProblems++
+		}
+	}
+	if got := len(problems) - optionProblems; got != len(m.allocs)-s.Len() {
+		t.Fatalf("%d allocations, %d leases, %d problems: %v", len(m.allocs), s.Len(), got, problems)
+	}
+	if !slices.IsSortedFunc(problems, func(a, b leasestore.Problem) int { return a.Addr.Compare(b.Addr) }) {
+		t.Fatalf("problems not sorted by address: %v", problems)
+	}
+
+	p := leasestore.Diff(m.prev, s)
+	applied := p.Apply(m.prev)
+	if got, want := fmt.Sprint(leases(applied)), fmt.Sprint(leases(s)); got != want {
+		t.Fatalf("Plan.Apply(old) != new:\n got %s\nwant %s", got, want)
+	}
+	checkStore(t, applied, want, &opts.kept)
+	if !leasestore.Diff(s, s).Empty() {
+		t.Fatalf("Diff(s, s) is not empty")
+	}
+	changed := m.prev != nil && m.prev.Len() > 0 && !smOptions[m.prevOpts].kept.Equal(&opts.kept)
+	wantAdd, wantRemove, wantUpdate := modelPlan(m.prevWant, want, changed)
+	macs := func(ls []leasestore.Lease) []leasestore.MAC {
+		var out []leasestore.MAC
+		for _, l := range ls {
+			out = append(out, l.MAC)
+		}
+		return out
+	}
+	var gotUpdate []leasestore.MAC
+	for _, c := range p.Update {
+		if c.Old.MAC != c.New.MAC {
+			t.Fatalf("update changes the MAC: %v -> %v", c.Old, c.New)
+		}
+		gotUpdate = append(gotUpdate, c.New.MAC)
+	}
+	if fmt.Sprint(macs(p.Add), macs(p.Remove), gotUpdate) != fmt.Sprint(wantAdd, wantRemove, wantUpdate) {
+		t.Fatalf("plan add %v remove %v update %v; model add %v remove %v update %v",
+			macs(p.Add), macs(p.Remove), gotUpdate, wantAdd, wantRemove, wantUpdate)
+	}
+	m.prev, m.prevWant, m.prevOpts = s, want, m.opts
+}
+
+// TestStoreMatchesModel: random sequences of snapshot edits, each followed
+// by Build and Diff against the previous store.
+func TestStoreMatchesModel(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		m := &machine{}
+		pick := func(t *rapid.T) int { return rapid.IntRange(0, len(m.allocs)-1).Draw(t, "entry") }
+		t.Repeat(map[string]func(*rapid.T){
+			"allocate": func(t *rapid.T) {
+				m.allocs = append(m.allocs, ipam.Allocation{Addr: m.genAddr(t), Owner: m.genOwner(t)})
+				m.step(t)
+			},
+			"release": func(t *rapid.T) {
+				if len(m.allocs) == 0 {
+					t.Skip("nothing to release")
+				}
+				i := pick(t)
+				m.allocs = slices.Delete(m.allocs, i, i+1)
+				m.step(t)
+			},
+			"change a MAC": func(t *rapid.T) {
+				if len(m.allocs) == 0 {
+					t.Skip("nothing to change")
+				}
+				m.allocs[pick(t)].Owner = m.genOwner(t)
+				m.step(t)
+			},
+			"swap two MACs": func(t *rapid.T) {
+				if len(m.allocs) < 2 {
+					t.Skip("fewer than two entries")
+				}
+				i, j := pick(t), pick(t)
+				m.allocs[i].Owner, m.allocs[j].Owner = m.allocs[j].Owner, m.allocs[i].Owner
+				m.step(t)
+			},
+			"change options": func(t *rapid.T) {
+				m.opts = rapid.IntRange(0, len(smOptions)-1).Draw(t, "options")
+				m.step(t)
+			},
+			"inject a bad entry": func(t *rapid.T) {
+				bad := rapid.SampledFrom([]ipam.Allocation{
+					{Addr: netip.MustParseAddr("10.0.0.5"), Owner: "vm-1"},
+					{Addr: netip.MustParseAddr("10.0.0.6"), Owner: "02:00:5e:10:00:00:00:01"},
+					{Addr: netip.MustParseAddr("10.0.0.1"), Owner: "52:54:00:00:00:01"},
+					{Addr: netip.MustParseAddr("10.0.0.21"), Owner: "52:54:00:00:00:02"},
+					{Addr: netip.MustParseAddr("10.0.0.31"), Owner: "52:54:00:00:00:03"},
+					{Addr: netip.MustParseAddr("10.0.0.40"), Owner: "52:54:00:00:00:04"},
+					{Addr: netip.MustParseAddr("fd00::5"), Owner: "52:54:00:00:00:05"},
+					{Owner: "52:54:00:00:00:06"},
+				}).Draw(t, "bad")
+				if len(m.allocs) > 0 && rapid.Bool().Draw(t, "duplicate") {
+					// An existing address or MAC once more.
+					e := m.allocs[pick(t)]
+					if rapid.Bool().Draw(t, "same address") {
+						bad = ipam.Allocation{Addr: e.Addr, Owner: m.genOwner(t)}
+					} else {
+						bad = ipam.Allocation{Addr: m.genAddr(t), Owner: e.Owner}
+					}
+				}
+				m.allocs = append(m.allocs, bad)
+				m.step(t)
+			},
+			"": func(t *rapid.T) {
+				if m.prev == nil {
+					return
+				}
+				checkStore(t, m.prev, m.prevWant, &smOptions[m.prevOpts].kept)
+			},
+		})
+	})
+}
