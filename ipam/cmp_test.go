@@ -16,3 +16,5 @@ var cmpAddrs = cmp.Options{
 }
 
 func diffSnap(want, got Snapshot) string { return cmp.Diff(want, got, cmpAddrs) }
+
+func cmpProblems(want, got []Problem) string { return cmp.Diff(want, got, cmpAddrs) }

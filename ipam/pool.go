@@ -3,7 +3,6 @@ package ipam
 import (
 	"fmt"
 	"iter"
-	"maps"
 	"net/netip"
 
 	"github.com/vmnetkit/vmnetkit/internal/u128"
@@ -21,7 +20,7 @@ import (
 type Pool struct {
 	l      *layout // immutable, shared by clones
 	t      tree
-	owners map[string]u128.U128 // owner -> offset
+	owners ownerIndex
 	hint   u128.U128            // Lowest: no free offset below hint
 	cursor u128.U128            // Sequential: where the next search starts
 }
@@ -40,7 +39,7 @@ func newPool(l *layout, sizeHint int) *Pool {
 	return &Pool{
 		l:      l,
 		t:      newTree(l.levels, l.max, l.blocked),
-		owners: make(map[string]u128.U128, sizeHint),
+		owners: newOwnerIndex(l.max, sizeHint),
 	}
 }
 
@@ -57,7 +56,7 @@ func (p *Pool) Range() netipx.IPRange {
 func (p *Pool) Spec() Spec { return p.l.spec.clone() }
 
 // Len returns the number of allocated addresses.
-func (p *Pool) Len() int { return len(p.owners) }
+func (p *Pool) Len() int { return p.owners.len() }
 
 // Check reports whether addr could ever be allocated from p: nil, or an
 // error wrapping ErrOutOfRange, ErrExcluded or ErrReserved. It ignores
@@ -84,7 +83,7 @@ func (p *Pool) errorf(op string, arg any, err error) error {
 // when no address is free. Once the pool's maps have grown, it allocates
 // memory only to store a new owner.
 func (p *Pool) Allocate(owner string) (netip.Addr, error) {
-	if o, ok := p.owners[owner]; ok {
+	if o, ok := p.owners.get(owner); ok {
 		return p.l.addr(o), nil
 	}
 	if !validOwner(owner) {
@@ -116,7 +115,7 @@ func (p *Pool) Allocate(owner string) (netip.Addr, error) {
 // take allocates the free offset o to owner.
 func (p *Pool) take(o u128.U128, owner string) {
 	p.t.insert(o, owner)
-	p.owners[owner] = o
+	p.owners.set(owner, o)
 	if o == p.hint {
 		p.hint = o.Add64(1)
 	}
@@ -135,7 +134,7 @@ func (p *Pool) AllocateAddr(addr netip.Addr, owner string) error {
 	if err != nil {
 		return p.errorf(op, addr, err)
 	}
-	if held, ok := p.owners[owner]; ok {
+	if held, ok := p.owners.get(owner); ok {
 		if held == o {
 			return nil
 		}
@@ -167,7 +166,7 @@ func (p *Pool) Release(addr netip.Addr) (owner string, err error) {
 
 // forget drops the bookkeeping of owner, whose offset o was just freed.
 func (p *Pool) forget(o u128.U128, owner string) {
-	delete(p.owners, owner)
+	p.owners.delete(owner)
 	if o.Less(p.hint) {
 		p.hint = o
 	}
@@ -176,7 +175,7 @@ func (p *Pool) forget(o u128.U128, owner string) {
 // ReleaseOwner frees the address owner holds and returns it; ok is false if
 // owner holds none.
 func (p *Pool) ReleaseOwner(owner string) (addr netip.Addr, ok bool) {
-	o, ok := p.owners[owner]
+	o, ok := p.owners.get(owner)
 	if !ok {
 		return netip.Addr{}, false
 	}
@@ -198,7 +197,7 @@ func (p *Pool) Lookup(addr netip.Addr) (owner string, ok bool) {
 // AddrOf returns the address owner holds; ok is false if it holds none.
 // It does not allocate.
 func (p *Pool) AddrOf(owner string) (addr netip.Addr, ok bool) {
-	o, ok := p.owners[owner]
+	o, ok := p.owners.get(owner)
 	if !ok {
 		return netip.Addr{}, false
 	}
@@ -208,7 +207,7 @@ func (p *Pool) AddrOf(owner string) (addr netip.Addr, ok bool) {
 // Stats returns the pool's exact counts. It does not allocate.
 func (p *Pool) Stats() Stats {
 	size := p.l.max.Add64(1)
-	alloc := u128.From64(uint64(len(p.owners)))
+	alloc := u128.From64(uint64(p.owners.len()))
 	res := u128.From64(uint64(len(p.l.reserved)))
 	return Stats{
 		Size:      Count{size},
@@ -233,6 +232,6 @@ func (p *Pool) All() iter.Seq2[netip.Addr, string] {
 func (p *Pool) Clone() *Pool {
 	c := *p
 	c.t = p.t.clone()
-	c.owners = maps.Clone(p.owners)
+	c.owners = p.owners.clone()
 	return &c
 }

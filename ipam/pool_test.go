@@ -210,7 +210,7 @@ func TestSteadyStateDoesNotAllocate(t *testing.T) {
 		spec   Spec
 		filled int
 	}{
-		{"/16 90% full", Spec{Prefix: mpp("10.0.0.0/16")}, 59000},
+		{"/18 90% full", Spec{Prefix: mpp("10.0.0.0/18")}, 14700},
 		{"/24 one owner", Spec{Prefix: mpp("10.0.0.0/24")}, 1},
 		{"/16 sequential", Spec{Prefix: mpp("10.0.0.0/16"), Strategy: Sequential}, 1000},
 	} {

@@ -1,7 +1,6 @@
 package ipam
 
 import (
-	"cmp"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -25,7 +24,7 @@ type Snapshot struct {
 // Snapshot returns p's state, its allocations sorted by address. The
 // Snapshot shares nothing mutable with p.
 func (p *Pool) Snapshot() Snapshot {
-	allocs := make([]Allocation, 0, len(p.owners))
+	allocs := make([]Allocation, 0, p.owners.len())
 	p.t.each(func(o u128.U128, owner string) bool {
 		allocs = append(allocs, Allocation{p.l.addr(o), owner})
 		return true
@@ -39,11 +38,12 @@ type entry struct {
 	owner string
 }
 
-// resolve checks allocs against l and returns the ones a pool keeps, sorted
-// by offset, and the others as problems (unsorted). The result does not
-// depend on the order of allocs: entries are considered in (address, owner)
-// order, an owner keeps its lowest address and an address its first owner.
-func resolve(l *layout, allocs []Allocation) ([]entry, []Problem) {
+// resolve checks allocs against l and returns the ones a pool keeps,
+// sorted by offset, and the others as problems (unsorted); owners receives
+// the kept owners' offsets. The result does not depend on the order of
+// allocs: entries are considered in (address, owner) order, an owner keeps
+// its lowest address and an address its first owner.
+func resolve(l *layout, allocs []Allocation, owners *ownerIndex) ([]entry, []Problem) {
 	var problems []Problem
 	bad := func(a Allocation, err error) {
 		problems = append(problems, Problem{Entry: a.Addr.String(), Addr: a.Addr, Owner: a.Owner, Err: err})
@@ -61,25 +61,36 @@ func resolve(l *layout, allocs []Allocation) ([]entry, []Problem) {
 		}
 		entries = append(entries, entry{o, a.Owner})
 	}
-	slices.SortFunc(entries, func(a, b entry) int {
-		if c := a.o.Cmp(b.o); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.owner, b.owner)
-	})
-	seen := make(map[string]u128.U128, len(entries))
+	sortEntries(entries, l.max.BitLen())
 	kept := entries[:0]
+	var dups []entry // owners already seen; rare
 	for _, e := range entries {
 		if n := len(kept); n > 0 && kept[n-1].o == e.o {
 			bad(Allocation{l.addr(e.o), e.owner}, fmt.Errorf("held by %q: %w", kept[n-1].owner, ErrInUse))
 			continue
 		}
-		if held, ok := seen[e.owner]; ok {
-			bad(Allocation{l.addr(e.o), e.owner}, fmt.Errorf("%q holds %s: %w", e.owner, l.addr(held), ErrOwnerHasAddr))
+		n := owners.len()
+		owners.set(e.owner, e.o) // one map operation per entry: a repeat is fixed below
+		if owners.len() == n {
+			dups = append(dups, e)
 			continue
 		}
-		seen[e.owner] = e.o
 		kept = append(kept, e)
+	}
+	if len(dups) > 0 {
+		first := make(map[string]u128.U128, len(dups))
+		for _, e := range dups {
+			first[e.owner] = u128.U128{}
+		}
+		for _, e := range kept {
+			if _, ok := first[e.owner]; ok {
+				first[e.owner] = e.o
+				owners.set(e.owner, e.o)
+			}
+		}
+		for _, e := range dups {
+			bad(Allocation{l.addr(e.o), e.owner}, fmt.Errorf("%q holds %s: %w", e.owner, l.addr(first[e.owner]), ErrOwnerHasAddr))
+		}
 	}
 	return kept, problems
 }
@@ -97,11 +108,15 @@ func Restore(s Snapshot) (*Pool, []Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	entries, problems := resolve(l, s.Allocations)
-	p := newPool(l, len(entries))
-	for _, e := range entries {
-		p.t.insert(e.o, e.owner)
-		p.owners[e.owner] = e.o
+	p := newPool(l, len(s.Allocations))
+	entries, problems := resolve(l, s.Allocations, &p.owners)
+	for i := 0; i < len(entries); {
+		j := i + 1
+		for j < len(entries) && entries[j].o.Rsh(6) == entries[i].o.Rsh(6) {
+			j++
+		}
+		p.t.fillLeaf(entries[i:j])
+		i = j
 	}
 	if n := len(entries); n > 0 && entries[n-1].o != l.max {
 		p.cursor = entries[n-1].o.Add64(1)
@@ -157,7 +172,8 @@ func ParseAllocated(spec Spec, m map[string]string) (Snapshot, []Problem) {
 		}
 	}
 	if specErr == nil {
-		entries, more := resolve(l, allocs)
+		owners := newOwnerIndex(l.max, len(allocs))
+		entries, more := resolve(l, allocs, &owners)
 		problems = append(problems, more...)
 		snap.Allocations = make([]Allocation, len(entries))
 		for i, e := range entries {

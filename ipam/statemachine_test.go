@@ -33,7 +33,7 @@ func TestPoolMatchesModel(t *testing.T) {
 			},
 			"Allocate many": func(t *rapid.T) {
 				// Enough owners to cross the tree's 64-address leaves.
-				for range rapid.IntRange(1, 80).Draw(t, "n") {
+				for range rapid.IntRange(1, 70).Draw(t, "n") {
 					fresh++
 					owner := fmt.Sprintf("n%d", fresh)
 					want, wantErr := m.allocate(owner)

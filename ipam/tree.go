@@ -196,6 +196,36 @@ func (t *tree) insert(o u128.U128, owner string) {
 	}
 }
 
+// fillLeaf allocates run, free offsets in ascending order that share a
+// leaf holding no allocation yet. Restore uses it to build a pool in one
+// pass over the sorted allocations.
+func (t *tree) fillLeaf(run []entry) {
+	var path [maxLevels]*node
+	o := run[0].o
+	n := t.root
+	for level := t.levels - 1; level > 0; level-- {
+		path[level] = n
+		d := o.Digit(level)
+		bit := uint64(1) << d
+		if n.present&bit == 0 {
+			n.kids = slices.Insert(n.kids, n.rank(d), &node{})
+			n.present |= bit
+		}
+		n = n.child(d)
+	}
+	n.owners = slices.Grow(n.owners, len(run))
+	for _, e := range run {
+		bit := uint64(1) << (e.o.Lo & 63)
+		n.present |= bit
+		n.full |= bit
+		n.owners = append(n.owners, e.owner)
+	}
+	for level := uint(1); level < t.levels && n.full == allOnes; level++ {
+		n = path[level]
+		n.full |= 1 << o.Digit(level)
+	}
+}
+
 // remove frees the allocated offset o and returns its owner.
 func (t *tree) remove(o u128.U128) (string, bool) {
 	var path [maxLevels]*node

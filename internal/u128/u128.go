@@ -202,3 +202,11 @@ func formatUint(v uint64) string {
 	b[i] = byte('0' + v)
 	return string(b[i:])
 }
+
+// Byte returns byte k (0 is the least significant) of u, for k in [0, 15].
+func (u U128) Byte(k int) byte {
+	if k < 8 {
+		return byte(u.Lo >> (8 * k))
+	}
+	return byte(u.Hi >> (8 * (k - 8)))
+}

@@ -134,3 +134,12 @@ func TestStringEdges(t *testing.T) {
 		}
 	}
 }
+
+func TestByte(t *testing.T) {
+	u := U128{Hi: 0x0f0e0d0c0b0a0908, Lo: 0x0706050403020100}
+	for k := range 16 {
+		if got := u.Byte(k); got != byte(k) {
+			t.Errorf("Byte(%d) = %d, want %d", k, got, k)
+		}
+	}
+}

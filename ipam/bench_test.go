@@ -1,0 +1,345 @@
+package ipam
+
+// Benchmarks behind the README's performance table; run them with
+// `make bench` (hack/bench.sh). Each compares Pool with the in-repo
+// baselines (baseline_naive_test.go, baseline_flat_test.go) in one run.
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"runtime"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vmnetkit/vmnetkit/internal/u128"
+)
+
+// mac returns the i-th 17-byte MAC-style owner, e.g. "52:54:00:00:00:2a".
+func mac(i int) string {
+	const hex = "0123456789abcdef"
+	b := []byte("52:54:00:00:00:00")
+	for k := range 4 {
+		v := byte(i >> (8 * (3 - k)))
+		b[6+3*k], b[7+3*k] = hex[v>>4], hex[v&15]
+	}
+	return string(b)
+}
+
+func macs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = mac(i)
+	}
+	return out
+}
+
+// v4Usable returns the usable range of an IPv4 prefix as integers.
+func v4Usable(prefix string) (first, last uint32) {
+	f, l := usableRange(netip.MustParsePrefix(prefix))
+	return uint32(f.Lo), uint32(l.Lo)
+}
+
+// xorshift is the benchmarks' deterministic, allocation-free random source.
+type xorshift uint64
+
+func (x *xorshift) next() uint64 {
+	*x ^= *x << 13
+	*x ^= *x >> 7
+	*x ^= *x << 17
+	return uint64(*x)
+}
+
+// meter reports time per allocation: wall time (ns/alloc, like ns/op) and
+// the process's CPU time (cpu-ns/alloc, from getrusage, GC workers
+// included). On a shared, loaded machine wall time also counts the time the
+// benchmark waited for a CPU; CPU time does not, so its ratios are steadier.
+// Its stop and start wrap b.StopTimer and b.StartTimer.
+type meter struct {
+	b         *testing.B
+	cpu, mark time.Duration
+}
+
+func newMeter(b *testing.B) *meter { return &meter{b: b, mark: cpuTime()} }
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func (m *meter) stop() {
+	m.b.StopTimer()
+	m.cpu += cpuTime() - m.mark
+}
+
+func (m *meter) start() {
+	m.mark = cpuTime()
+	m.b.StartTimer()
+}
+
+// report must follow the b.Loop loop.
+func (m *meter) report(allocsPerOp int) {
+	m.cpu += cpuTime() - m.mark
+	n := float64(m.b.N) * float64(allocsPerOp)
+	m.b.ReportMetric(float64(m.b.Elapsed().Nanoseconds())/n, "ns/alloc")
+	m.b.ReportMetric(float64(m.cpu.Nanoseconds())/n, "cpu-ns/alloc")
+}
+
+// BenchmarkFill fills a pool to exhaustion with the Lowest strategy: Pool
+// and flat on a /16 and a /18, naive on the /18 (a /16 takes it minutes).
+func BenchmarkFill(b *testing.B) {
+	for _, prefix := range []string{"10.0.0.0/16", "10.0.0.0/18"} {
+		first, last := v4Usable(prefix)
+		owners := macs(int(last - first + 1))
+		name := "v4-" + prefix[len(prefix)-2:]
+		b.Run(name+"/pool", func(b *testing.B) {
+			m := newMeter(b)
+			for b.Loop() {
+				p, _ := New(Spec{Prefix: netip.MustParsePrefix(prefix)})
+				for _, o := range owners {
+					if _, err := p.Allocate(o); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if _, err := p.Allocate("one-more"); !errors.Is(err, ErrExhausted) {
+					b.Fatalf("pool not full: %v", err)
+				}
+			}
+			m.report(len(owners))
+		})
+		b.Run(name+"/flat", func(b *testing.B) {
+			m := newMeter(b)
+			for b.Loop() {
+				p := newFlatPool(first, last)
+				for _, o := range owners {
+					if _, err := p.Allocate(o); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if _, err := p.Allocate("one-more"); !errors.Is(err, ErrExhausted) {
+					b.Fatalf("flat not full: %v", err)
+				}
+			}
+			m.report(len(owners))
+		})
+		if prefix != "10.0.0.0/18" {
+			continue
+		}
+		b.Run(name+"/naive", func(b *testing.B) {
+			m := newMeter(b)
+			for b.Loop() {
+				m.stop()
+				p := newNaivePool(first, last) // building the map is not timed
+				m.start()
+				for _, o := range owners {
+					if _, err := p.Allocate(o); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			m.report(len(owners))
+		})
+	}
+}
+
+// churner is what BenchmarkChurn needs from Pool and flatPool.
+type churner interface {
+	Allocate(owner string) (netip.Addr, error)
+	Release(addr netip.Addr) (string, error)
+}
+
+// fillNinety allocates every address of p, then releases one in ten,
+// chosen at random; it returns the allocated addresses.
+func fillNinety(b *testing.B, p churner, owners []string) []netip.Addr {
+	held := make([]netip.Addr, 0, len(owners))
+	for _, o := range owners {
+		a, err := p.Allocate(o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		held = append(held, a)
+	}
+	r := xorshift(42)
+	kept := held[:0]
+	for _, a := range held {
+		if r.next()%10 == 0 {
+			if _, err := p.Release(a); err != nil {
+				b.Fatal(err)
+			}
+			continue
+		}
+		kept = append(kept, a)
+	}
+	return kept
+}
+
+// churn releases a random allocated address and allocates again, b.N times.
+func churn(b *testing.B, p churner, held []netip.Addr) {
+	r := xorshift(7)
+	m := newMeter(b)
+	for b.Loop() {
+		i := r.next() % uint64(len(held))
+		owner, err := p.Release(held[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if held[i], err = p.Allocate(owner); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m.report(1)
+}
+
+// BenchmarkChurn: a pool 90% full, with random holes; each operation
+// releases a random allocated address and allocates (Lowest) again. Setup
+// (filling the pool) is done once per implementation and not timed.
+func BenchmarkChurn(b *testing.B) {
+	for _, prefix := range []string{"10.0.0.0/16", "10.0.0.0/8"} {
+		first, last := v4Usable(prefix)
+		owners := macs(int(last - first + 1))
+		name := "v4-" + prefix[len(prefix)-2:]
+		for _, impl := range []string{"pool", "flat"} {
+			var p churner
+			if impl == "pool" {
+				p, _ = New(Spec{Prefix: netip.MustParsePrefix(prefix)})
+			} else {
+				p = newFlatPool(first, last)
+			}
+			held := fillNinety(b, p, owners)
+			b.Run(name+"/"+impl, func(b *testing.B) { churn(b, p, held) })
+			p, held = nil, nil
+			runtime.GC()
+		}
+	}
+}
+
+// restoreInput returns n allocations at distinct random addresses of
+// prefix, in random order.
+func restoreInput(prefix string, n int) Snapshot {
+	spec := Spec{Prefix: netip.MustParsePrefix(prefix)}
+	l, _ := compile(spec)
+	seen := make(map[uint64]bool, n)
+	allocs := make([]Allocation, 0, n)
+	r := xorshift(99)
+	size := l.max.Lo + 1
+	for len(allocs) < n {
+		o := r.next() % size
+		if seen[o] {
+			continue
+		}
+		seen[o] = true
+		allocs = append(allocs, Allocation{l.addr(u128.From64(o)), mac(len(allocs))})
+	}
+	return Snapshot{Spec: spec, Allocations: allocs}
+}
+
+// BenchmarkRestore: 16,000 allocations into a /16 (Pool's Restore against
+// naive AllocateAddr per entry), and 100,000 shuffled allocations in a /12
+// (Restore against a slices.SortFunc of the same allocations).
+func BenchmarkRestore(b *testing.B) {
+	snap16 := restoreInput("10.0.0.0/16", 16000)
+	b.Run("16k-v4-16/pool", func(b *testing.B) {
+		m := newMeter(b)
+		for b.Loop() {
+			if _, problems, err := Restore(snap16); err != nil || len(problems) != 0 {
+				b.Fatal(problems, err)
+			}
+		}
+		m.report(len(snap16.Allocations))
+	})
+	b.Run("16k-v4-16/naive", func(b *testing.B) {
+		// Every naive AllocateAddr scans the map until it meets the wanted
+		// key, whatever is already allocated, so its cost per entry does
+		// not depend on how many entries there are: time the first 32 and
+		// report per entry. Building the map (52 ms) is not timed.
+		first, last := v4Usable("10.0.0.0/16")
+		p := newNaivePool(first, last)
+		sample := snap16.Allocations[:32]
+		m := newMeter(b)
+		for b.Loop() {
+			for _, a := range sample {
+				if err := p.AllocateAddr(net.IP(a.Addr.AsSlice()), a.Owner); err != nil {
+					b.Fatal(err)
+				}
+			}
+			m.stop()
+			for _, a := range sample {
+				p.used[a.Addr.String()] = false
+			}
+			m.start()
+		}
+		m.report(len(sample))
+	})
+	snap12 := restoreInput("10.0.0.0/12", 100_000)
+	b.Run("100k-v4-12/pool", func(b *testing.B) {
+		m := newMeter(b)
+		for b.Loop() {
+			if _, problems, err := Restore(snap12); err != nil || len(problems) != 0 {
+				b.Fatal(problems, err)
+			}
+		}
+		m.report(len(snap12.Allocations))
+	})
+	b.Run("100k-v4-12/sort", func(b *testing.B) {
+		buf := make([]Allocation, len(snap12.Allocations))
+		m := newMeter(b)
+		for b.Loop() {
+			m.stop()
+			copy(buf, snap12.Allocations)
+			m.start()
+			slices.SortFunc(buf, func(x, y Allocation) int { return x.Addr.Compare(y.Addr) })
+		}
+		m.report(len(buf))
+	})
+}
+
+// BenchmarkMillion allocates 1,000,000 owners (Lowest) in a /12 and in a
+// /64 and reports the time and the heap retained per allocation (owner
+// strings included: they are created inside the measurement).
+func BenchmarkMillion(b *testing.B) {
+	const n = 1_000_000
+	for _, prefix := range []string{"10.0.0.0/12", "2001:db8::/64"} {
+		name := "v4-12"
+		if prefix != "10.0.0.0/12" {
+			name = "v6-64"
+		}
+		spec := Spec{Prefix: netip.MustParsePrefix(prefix)}
+		b.Run(name+"/pool", func(b *testing.B) {
+			b.ReportMetric(retainedPerAlloc(b, spec, n), "retained-B/alloc")
+			owners := macs(n)
+			m := newMeter(b)
+			for b.Loop() {
+				p, _ := New(spec)
+				for _, o := range owners {
+					if _, err := p.Allocate(o); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			m.report(n)
+		})
+	}
+}
+
+// retainedPerAlloc returns the heap a pool with n fresh 17-byte owners
+// retains, per allocation.
+func retainedPerAlloc(b *testing.B, spec Spec, n int) float64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	p, _ := New(spec)
+	for i := range n {
+		if _, err := p.Allocate(mac(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(p)
+	return float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+}
