@@ -21,8 +21,8 @@ type Pool struct {
 	l      *layout // immutable, shared by clones
 	t      tree
 	owners ownerIndex
-	hint   u128.U128            // Lowest: no free offset below hint
-	cursor u128.U128            // Sequential: where the next search starts
+	hint   u128.U128 // Lowest: no free offset below hint
+	cursor u128.U128 // Sequential: where the next search starts
 }
 
 // New returns an empty pool for spec, or an error wrapping ErrInvalidSpec
