@@ -173,6 +173,7 @@ func parseHardware(s string, dst []byte) (int, error) {
 	case len(s) > maxLen:
 		return 0, errors.New("too long")
 	}
+	errForm := errors.New("want xx:xx:xx:xx:xx:xx, xx-xx-xx-xx-xx-xx, xxxx.xxxx.xxxx or xxxxxxxxxxxx")
 	// Groups of two digits separated by ':' or '-', or of four separated by '.'.
 	group, sep := 2, byte(0)
 	switch {
@@ -181,7 +182,6 @@ func parseHardware(s string, dst []byte) (int, error) {
 	case len(s) > 4 && s[4] == '.':
 		group, sep = 4, '.'
 	default: // bare hex digits
-		errForm := errors.New("want xx:xx:xx:xx:xx:xx, xx-xx-xx-xx-xx-xx, xxxx.xxxx.xxxx or xxxxxxxxxxxx")
 		if len(s)%2 != 0 {
 			return 0, errForm
 		}
@@ -206,6 +206,9 @@ func parseHardware(s string, dst []byte) (int, error) {
 		for j := 0; j < group; j += 2 {
 			hi, lo := hexValue[s[i+j]], hexValue[s[i+j+1]]
 			if hi|lo == 0xff {
+				if i+j == 0 {
+					return 0, errForm // not an attempt at a MAC: say what one looks like
+				}
 				return 0, fmt.Errorf("invalid hex digit at offset %d", i+j)
 			}
 			if n < len(dst) {
