@@ -28,6 +28,8 @@ type FieldError struct {
 	Detail string // what the rule requires
 }
 
+// Error returns e as one line: the operation, the condition's type, the
+// field and its value, and what the rule requires.
 func (e *FieldError) Error() string {
 	return fmt.Sprintf("conditions: validate %q: %s %s: %s", e.Type, e.Field, e.Value, e.Detail)
 }
