@@ -1,3 +1,28 @@
 // Package leasestore rebuilds a DHCP agent's lease table from an ipam pool
 // snapshot and plans the adds, updates and removes between two tables.
+//
+// Build is a pure, total and deterministic function of a snapshot and the
+// pool-wide Options: it does no I/O and never resolves a name (Options hold
+// addresses only), one bad entry never aborts it, and the same snapshot in
+// any order gives the same Store and the same sorted list of Problems:
+//
+//   - an owner that parses as a MAC in any common spelling (ParseMAC) gets a
+//     lease of its address, so a lookup by the MAC a packet carries finds it;
+//   - an owner that is not a MAC, or an address the pool could never hand
+//     out (outside its range, excluded, reserved: ipam.Pool.Check), is left
+//     out and reported;
+//   - an address given twice is served to the lowest MAC, and then a MAC
+//     given two addresses keeps the lowest one; the others are reported;
+//   - an invalid pool-wide option is dropped from the Store's copy of the
+//     options and reported; the leases are still served.
+//
+// A Store is immutable: agents publish each new table through an
+// atomic.Pointer, so no reader ever sees a half-applied change. A nil
+// *Store is an empty table. Diff compares two tables by MAC: a MAC that
+// moves or whose options change is an Update, an address that passes to
+// another MAC is a Remove and an Add, and Plan.Apply(old) gives exactly the
+// new table.
+//
+// A Store keeps each lease in 44 bytes (22 sorted by address, 22 by MAC)
+// and one shared Options; Lease values are made on lookup.
 package leasestore
