@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"sync"
@@ -82,11 +81,7 @@ func (a *Agent) Apply(p *Pool) (Update, error) {
 	}
 	store, storeProblems := leasestore.Build(snap, opts)
 	for _, pr := range storeProblems {
-		if pr.Addr.IsValid() {
-			problems = append(problems, fmt.Errorf("leasestore: entry %q (owner %q): %w", pr.Addr.String(), pr.Owner, pr.Err))
-		} else {
-			problems = append(problems, pr.Err) // pool-wide
-		}
+		problems = append(problems, pr) // its text names the entry
 	}
 
 	old := a.table.Swap(store)

@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"encoding/json"
 	"log/slog"
 	"net"
 	"net/netip"
+	"os"
 	"testing"
 	"time"
 
@@ -29,14 +31,14 @@ var (
 // labPool is the lab pool with the given status.allocated.
 func labPool(allocated map[string]string) *Pool {
 	return &Pool{
-		APIVersion: "vmnetkit.io/v1alpha1",
+		APIVersion: "network.vmnetkit.dev/v1alpha1",
 		Kind:       "IPPool",
 		Metadata:   ObjectMeta{Name: "lab", Namespace: "default"},
 		Spec: PoolSpec{
 			CIDR:         "10.77.0.0/24",
 			RangeStart:   "10.77.0.10",
 			RangeEnd:     "10.77.0.200",
-			Exclusions:   []string{"10.77.0.100-10.77.0.109"},
+			Exclude:      []string{"10.77.0.100-10.77.0.109"},
 			ServerIP:     "10.77.0.2",
 			Router:       "10.77.0.1",
 			DNS:          []string{"10.77.0.2", "10.77.0.3"},
@@ -181,4 +183,21 @@ func nakView(mac, message string) view {
 		"54 server id":    "10.77.0.2",
 		"56 message":      message,
 	})
+}
+
+// writePoolFile replaces the file at path with p, atomically, as Watch asks
+// of writers.
+func writePoolFile(t testing.TB, path string, p *Pool) {
+	t.Helper()
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -192,21 +191,6 @@ func runClient(ctx context.Context, c *nclient4.Client, p *netnsPair, interval t
 	}
 }
 
-func writePool(t *testing.T, path string, p *Pool) {
-	t.Helper()
-	data, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil { // atomic replace, as Watch asks
-		t.Fatal(err)
-	}
-}
-
 // TestNetns runs the agent end to end: the agent in one network namespace
 // on a veth, a real DHCP client (nclient4 on a raw socket) in another. The
 // client obtains its lease's address and renews it; then the pool file is
@@ -220,7 +204,7 @@ func TestNetns(t *testing.T) {
 	p := newNetnsPair(t, clientMAC, "10.77.0.2/24")
 
 	path := filepath.Join(t.TempDir(), "pool.json")
-	writePool(t, path, labPool(labAllocated()))
+	writePoolFile(t, path, labPool(labAllocated()))
 	logs := &logBuffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -300,7 +284,7 @@ func TestNetns(t *testing.T) {
 
 	// Move the MAC while the client keeps renewing.
 	moved := time.Now()
-	writePool(t, path, labPool(movedAllocated()))
+	writePoolFile(t, path, labPool(movedAllocated()))
 	nak := expect("nak", netip.Addr{})
 	if got, want := nak.ack.Message(), "10.77.0.10 is not leased to 52:54:00:aa:00:01"; got != want {
 		t.Errorf("NAK message %q, want %q", got, want)

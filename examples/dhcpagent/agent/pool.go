@@ -15,18 +15,21 @@ import (
 	"go4.org/netipx"
 )
 
-// Pool is the IPPool object as the API server returns it, trimmed to what
-// the agent reads; other fields are ignored. For example:
+// Pool is the IPPool object as the API server returns it (the operator's
+// network.vmnetkit.dev/v1alpha1 IPPool, for example from
+// kubectl get ippool lab -o json), trimmed to what the agent reads; other
+// fields, such as spec.network, spec.strategy and status.conditions, are
+// ignored. For example:
 //
 //	{
-//	  "apiVersion": "vmnetkit.io/v1alpha1",
+//	  "apiVersion": "network.vmnetkit.dev/v1alpha1",
 //	  "kind": "IPPool",
 //	  "metadata": {"name": "lab", "namespace": "default", "resourceVersion": "42"},
 //	  "spec": {
 //	    "cidr": "10.20.0.0/24",
 //	    "rangeStart": "10.20.0.10",
 //	    "rangeEnd": "10.20.0.200",
-//	    "exclusions": ["10.20.0.50-10.20.0.59", "10.20.0.77"],
+//	    "exclude": ["10.20.0.50-10.20.0.59", "10.20.0.77"],
 //	    "serverIP": "10.20.0.2",
 //	    "router": "10.20.0.1",
 //	    "dns": ["10.20.0.2"],
@@ -45,6 +48,8 @@ import (
 //
 // status.allocated maps each address (in netip.Addr.String form) to the MAC
 // that holds it, or to EXCLUDED or RESERVED, as ipam.ParseAllocated reads it.
+// spec.domainSearch is the agent's own addition (the operator's IPPool has
+// no search list yet); the other fields are the operator's.
 type Pool struct {
 	APIVersion string     `json:"apiVersion,omitempty"`
 	Kind       string     `json:"kind,omitempty"`
@@ -67,7 +72,7 @@ type PoolSpec struct {
 	CIDR         string   `json:"cidr"`                   // required, canonical: 10.20.0.0/24
 	RangeStart   string   `json:"rangeStart,omitempty"`   // first allocatable address
 	RangeEnd     string   `json:"rangeEnd,omitempty"`     // last allocatable address
-	Exclusions   []string `json:"exclusions,omitempty"`   // "a-b", "a" or "a/len"
+	Exclude      []string `json:"exclude,omitempty"`      // "a-b", "a" or "a/len"
 	ServerIP     string   `json:"serverIP"`               // required: the DHCP server identifier
 	Router       string   `json:"router,omitempty"`       // default gateway
 	DNS          []string `json:"dns,omitempty"`          // name servers
@@ -151,7 +156,7 @@ func (p *Pool) Name() string {
 // pool never hands them out.
 //
 // A spec that cannot describe the pool (cidr, rangeStart, rangeEnd,
-// exclusions, serverIP, or one ipam.Spec.Validate rejects) is an error: the
+// exclude, serverIP, or one ipam.Spec.Validate rejects) is an error: the
 // errors.Join of one error per bad field, each naming the field, quoting the
 // value and wrapping ErrInvalidPool. An option value that does not parse
 // (router, dns, ntp) is left out and reported in problems instead, in field
@@ -194,10 +199,10 @@ func (p *Pool) Config() (spec ipam.Spec, opts leasestore.Options, problems []err
 	if s.RangeEnd != "" {
 		spec.End = addr(&errs, "rangeEnd", s.RangeEnd)
 	}
-	for i, e := range s.Exclusions {
+	for i, e := range s.Exclude {
 		r, err := parseRange(e)
 		if err != nil {
-			report(&errs, fmt.Sprintf("exclusions[%d]", i), e, err)
+			report(&errs, fmt.Sprintf("exclude[%d]", i), e, err)
 			continue
 		}
 		spec.Exclude = append(spec.Exclude, r)

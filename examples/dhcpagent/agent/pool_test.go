@@ -1,0 +1,215 @@
+package agent
+
+import (
+	"encoding/json"
+	"errors"
+	"net/netip"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/leasestore"
+	"go4.org/netipx"
+)
+
+var netipComparers = cmp.Options{
+	cmp.Comparer(func(a, b netip.Addr) bool { return a == b }),
+	cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }),
+	cmp.Comparer(func(a, b netipx.IPRange) bool { return a == b }),
+}
+
+func TestPoolConfig(t *testing.T) {
+	data, err := os.ReadFile("testdata/pool.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := DecodePool(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Name(), "default/lab"; got != want {
+		t.Errorf("Name = %q, want %q", got, want)
+	}
+	spec, opts, problems, err := p.Config()
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("Config: %v, problems %v", err, problems)
+	}
+	a := netip.MustParseAddr
+	wantSpec := ipam.Spec{
+		Prefix: netip.MustParsePrefix("10.20.0.0/24"),
+		Start:  a("10.20.0.10"),
+		End:    a("10.20.0.200"),
+		Exclude: []netipx.IPRange{
+			netipx.IPRangeFrom(a("10.20.0.50"), a("10.20.0.59")),
+			netipx.IPRangeFrom(a("10.20.0.77"), a("10.20.0.77")),
+		},
+		Reserved: []netip.Addr{a("10.20.0.2"), a("10.20.0.1")},
+	}
+	if diff := cmp.Diff(wantSpec, spec, netipComparers); diff != "" {
+		t.Errorf("spec (-want +got):\n%s", diff)
+	}
+	wantOpts := leasestore.Options{
+		ServerIP: a("10.20.0.2"), Router: a("10.20.0.1"),
+		DNS: []netip.Addr{a("10.20.0.2")}, NTP: []netip.Addr{a("10.20.0.3")},
+		DomainName: "lab.example", DomainSearch: []string{"lab.example", "example"},
+		LeaseTime: time.Hour,
+	}
+	if diff := cmp.Diff(wantOpts, opts, netipComparers); diff != "" {
+		t.Errorf("options (-want +got):\n%s", diff)
+	}
+
+	u, err := New(quietLogger()).Apply(p)
+	if err != nil || len(u.Problems) > 0 {
+		t.Fatalf("Apply: %v, problems %v", err, u.Problems)
+	}
+	if u.Leases != 2 || len(u.Plan.Add) != 2 {
+		t.Errorf("Apply: %d leases, %d adds; want 2, 2", u.Leases, len(u.Plan.Add))
+	}
+}
+
+func TestPoolConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		spec func(*PoolSpec)
+		want string // in the error
+	}{
+		{"no cidr", func(s *PoolSpec) { s.CIDR = "" }, `spec.cidr ""`},
+		{"bad cidr", func(s *PoolSpec) { s.CIDR = "10.77.0.0/33" }, `spec.cidr "10.77.0.0/33"`},
+		{"IPv6 cidr", func(s *PoolSpec) { s.CIDR = "fd00::/64" }, "not IPv4: this agent serves DHCPv4"},
+		{"cidr not canonical", func(s *PoolSpec) { s.CIDR = "10.77.0.1/24" }, "not canonical"},
+		{"bad rangeStart", func(s *PoolSpec) { s.RangeStart = "10.77.0" }, `spec.rangeStart "10.77.0"`},
+		{"bad rangeEnd", func(s *PoolSpec) { s.RangeEnd = "x" }, `spec.rangeEnd "x"`},
+		{"range outside cidr", func(s *PoolSpec) { s.RangeEnd = "10.78.0.1" }, "outside prefix"},
+		{"bad exclude", func(s *PoolSpec) { s.Exclude = []string{"10.77.0.9-10.77.0.1"} }, `spec.exclude[0] "10.77.0.9-10.77.0.1"`},
+		{"bad exclude prefix", func(s *PoolSpec) { s.Exclude = []string{"10.77.0.0/99"} }, `spec.exclude[0]`},
+		{"no serverIP", func(s *PoolSpec) { s.ServerIP = "" }, "spec.serverIP \"\": required"},
+		{"bad serverIP", func(s *PoolSpec) { s.ServerIP = "server" }, `spec.serverIP "server"`},
+		{"IPv6 serverIP", func(s *PoolSpec) { s.ServerIP = "fd00::2" }, "not IPv4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := labPool(labAllocated())
+			tt.spec(&p.Spec)
+			_, _, _, err := p.Config()
+			if !errors.Is(err, ErrInvalidPool) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Config error = %v; want ErrInvalidPool containing %q", err, tt.want)
+			}
+			// A rejected pool leaves the table being served alone.
+			a := newAgent(t, labPool(labAllocated()), nil)
+			before := a.Table()
+			if _, err := a.Apply(p); err == nil {
+				t.Fatal("Apply accepted the pool")
+			}
+			if a.Table() != before {
+				t.Error("Apply of a rejected pool swapped the table")
+			}
+		})
+	}
+}
+
+// TestPoolProblems checks that bad entries and options are left out and
+// reported, and the rest is served.
+func TestPoolProblems(t *testing.T) {
+	p := labPool(map[string]string{
+		"10.77.0.10":  macA,
+		"10.77.0.11":  "not-a-mac",
+		"10.77.0.12":  macB,
+		"10.77.0.250": "52:54:00:aa:00:03", // outside rangeEnd
+		"10.77.00.13": "52:54:00:aa:00:04", // not canonical
+	})
+	p.Spec.DNS = []string{"10.77.0.2", "dns.example"}
+	p.Spec.NTP = []string{"fd00::3"}
+	logs := &logBuffer{}
+	u, err := New(newTestLogger(logs)).Apply(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In the order the agent reports them: its own, ipam's, leasestore's.
+	want := []struct {
+		is       error
+		contains string
+	}{
+		{ErrInvalidPool, `spec.dns[1] "dns.example"`},
+		{ipam.ErrInvalidAddr, `"10.77.00.13"`},
+		{ipam.ErrOutOfRange, `"10.77.0.250"`},
+		{leasestore.ErrInvalidOptions, `"fd00::3"`},
+		{leasestore.ErrNotMAC, `"not-a-mac"`},
+	}
+	if len(u.Problems) != len(want) {
+		t.Fatalf("problems: %q; want %d", u.Problems, len(want))
+	}
+	for i, w := range want {
+		if got := u.Problems[i]; !errors.Is(got, w.is) || !strings.Contains(got.Error(), w.contains) {
+			t.Errorf("problem %d = %q; want one wrapping %q and containing %s", i, got, w.is, w.contains)
+		}
+	}
+	if u.Leases != 2 {
+		t.Errorf("%d leases, want 2 (macA and macB)", u.Leases)
+	}
+	if n := strings.Count(logs.String(), "level=WARN msg=problem"); n != len(want) {
+		t.Errorf("logged %d problems, want %d:\n%s", n, len(want), logs)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    time.Duration
+		wantErr bool
+	}{
+		{`"1h"`, time.Hour, false},
+		{`"1h0m0s"`, time.Hour, false},
+		{`"90s"`, 90 * time.Second, false},
+		{`3600`, time.Hour, false},
+		{`4294967295`, leasestore.MaxLeaseTime, false},
+		{`null`, 0, false},
+		{`4294967296`, 0, true},
+		{`-1`, 0, true},
+		{`1.5`, 0, true},
+		{`"soon"`, 0, true},
+		{`true`, 0, true},
+	}
+	for _, tt := range tests {
+		var d Duration
+		err := json.Unmarshal([]byte(tt.in), &d)
+		if (err != nil) != tt.wantErr || time.Duration(d) != tt.want {
+			t.Errorf("Unmarshal(%s) = %v, %v; want %v, error %v", tt.in, time.Duration(d), err, tt.want, tt.wantErr)
+		}
+	}
+	b, err := json.Marshal(Duration(90 * time.Minute))
+	if err != nil || string(b) != `"1h30m0s"` {
+		t.Errorf("Marshal = %s, %v; want \"1h30m0s\"", b, err)
+	}
+}
+
+func TestDecodePoolErrors(t *testing.T) {
+	for _, in := range []string{``, `{`, `[]`, `{"spec": {"cidr": 7}}`, `{"spec": {"leaseTime": "x"}}`, `{} {}`} {
+		if _, err := DecodePool([]byte(in)); !errors.Is(err, ErrInvalidPool) {
+			t.Errorf("DecodePool(%q) error = %v, want ErrInvalidPool", in, err)
+		}
+	}
+}
+
+// FuzzLoad feeds arbitrary files to the agent: decoding, conversion and
+// the core's build must never panic, and a rejected file must leave the
+// table alone.
+func FuzzLoad(f *testing.F) {
+	seed, err := os.ReadFile("testdata/pool.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte(`{"spec":{"cidr":"10.0.0.0/30","serverIP":"10.0.0.1"},"status":{"allocated":{"10.0.0.2":"aabb.ccdd.eeff","10.0.0.3":"x"}}}`))
+	f.Add([]byte(`{"spec":{"cidr":"10.0.0.0/31","serverIP":"10.0.0.0","leaseTime":0,"exclude":["10.0.0.1/32"]}}`))
+	f.Add([]byte(`{"spec":{"cidr":"0.0.0.0/0","serverIP":"1.1.1.1","rangeStart":"255.255.255.254"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a := newAgent(t, labPool(labAllocated()), nil)
+		before := a.Table()
+		if _, err := a.Load(data); err != nil && a.Table() != before {
+			t.Fatalf("rejected file %q swapped the table", data)
+		}
+	})
+}

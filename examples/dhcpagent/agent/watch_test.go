@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vmnetkit/vmnetkit/leasestore"
+)
+
+// TestPoll walks the pool file through its life with explicit polls: an
+// unchanged file and a rewrite with the same content are not loaded again,
+// a new content is, a broken or missing file leaves the table alone and
+// is logged once.
+func TestPoll(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pool.json")
+	logs := &logBuffer{}
+	a := New(newTestLogger(logs))
+
+	mtime := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	write := func(p *Pool, raw string) {
+		t.Helper()
+		if p != nil {
+			writePoolFile(t, path, p)
+		} else if err := os.WriteFile(path, []byte(raw), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mtime = mtime.Add(time.Second) // every write is visibly new to stat
+		if err := os.Chtimes(path, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addrOf := func(mac string) string {
+		l, ok := a.Table().Lookup(leasestore.MustParseMAC(mac))
+		if !ok {
+			return "none"
+		}
+		return l.Addr.String()
+	}
+	count := func(s string) int { return strings.Count(logs.String(), s) }
+
+	if _, err := a.LoadFile(path); err == nil {
+		t.Fatal("LoadFile of a missing file succeeded")
+	}
+	write(labPool(labAllocated()), "")
+	if _, err := a.LoadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name     string
+		change   func()
+		wantAddr string // macA's address after the poll
+		swaps    int    // "table swapped" lines so far
+		errors   int    // error lines so far
+	}{
+		{"unchanged", func() {}, "10.77.0.10", 1, 0},
+		{"same content rewritten", func() { write(labPool(labAllocated()), "") }, "10.77.0.10", 1, 0},
+		{"moved", func() { write(labPool(movedAllocated()), "") }, "10.77.0.20", 2, 0},
+		{"half-written", func() { write(nil, `{"spec": {"cidr": "10.77`) }, "10.77.0.20", 2, 1},
+		{"still half-written", func() {}, "10.77.0.20", 2, 1},
+		{"invalid spec", func() { write(nil, `{"spec": {"cidr": "10.77.0.0/24"}}`) }, "10.77.0.20", 2, 2},
+		{"removed", func() { os.Remove(path) }, "10.77.0.20", 2, 3},
+		{"still removed", func() {}, "10.77.0.20", 2, 3},
+		{"back", func() { write(labPool(labAllocated()), "") }, "10.77.0.10", 3, 3},
+	}
+	for _, s := range steps {
+		s.change()
+		a.poll(path)
+		if got := addrOf(macA); got != s.wantAddr {
+			t.Errorf("%s: macA at %s, want %s", s.name, got, s.wantAddr)
+		}
+		if got := count("msg=\"table swapped\""); got != s.swaps {
+			t.Errorf("%s: %d swaps logged, want %d", s.name, got, s.swaps)
+		}
+		if got := count("level=ERROR"); got != s.errors {
+			t.Errorf("%s: %d errors logged, want %d", s.name, got, s.errors)
+		}
+	}
+	if t.Failed() {
+		t.Logf("log:\n%s", logs)
+	}
+}
+
+// TestWatch runs the polling loop: a change of the file is served within a
+// few intervals, and cancelling the context stops it.
+func TestWatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pool.json")
+	writePoolFile(t, path, labPool(labAllocated()))
+	a := New(quietLogger())
+	if _, err := a.LoadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Watch(ctx, path, 5*time.Millisecond) }()
+
+	writePoolFile(t, path, labPool(movedAllocated()))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if l, ok := a.Table().Lookup(leasestore.MustParseMAC(macA)); ok && l.Addr == addrA2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the moved lease was not served within 10s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Watch = %v, want context.Canceled", err)
+	}
+}
