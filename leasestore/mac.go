@@ -161,6 +161,10 @@ var hexValue = func() (t [256]byte) {
 	return t
 }()
 
+// errForm is parseHardware's error for a string that is no attempt at a
+// hardware address.
+var errForm = errors.New("want xx:xx:xx:xx:xx:xx, xx-xx-xx-xx-xx-xx, xxxx.xxxx.xxxx or xxxxxxxxxxxx")
+
 // parseHardware decodes a hardware address of any length in colon, hyphen
 // or dot form, or as bare hex digits, into dst, returning how many bytes
 // it holds (which may exceed len(dst): those are counted, not stored).
@@ -173,7 +177,6 @@ func parseHardware(s string, dst []byte) (int, error) {
 	case len(s) > maxLen:
 		return 0, errors.New("too long")
 	}
-	errForm := errors.New("want xx:xx:xx:xx:xx:xx, xx-xx-xx-xx-xx-xx, xxxx.xxxx.xxxx or xxxxxxxxxxxx")
 	// Groups of two digits separated by ':' or '-', or of four separated by '.'.
 	group, sep := 2, byte(0)
 	switch {
