@@ -26,6 +26,7 @@ var sections = []section{
 	{"The DHCP lease table, rebuilt from the pool", leasestoreSection},
 	{"CacheReady across a controller restart", conditionsSection},
 	{"Is the VM's network ready? NIC by NIC", readinessSection},
+	{"The DHCP agent's answer to a DISCOVER", dhcpSection},
 }
 
 func main() {
