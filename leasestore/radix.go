@@ -1,7 +1,6 @@
 package leasestore
 
 import (
-	"cmp"
 	"math/bits"
 	"slices"
 )
@@ -107,52 +106,90 @@ func sortByAddr(ents []entry, srcs []int32, sameHi bool) {
 // are in ascending address order, sorted by MAC and then address. vary has
 // a bit set for every MAC bit that is not the same in all entries.
 //
-// It scatters the entries into buckets by their highest varying MAC bits
-// (one pass, about eight entries a bucket) and then sorts each bucket: an
-// insertion sort for small ones, a comparison sort for the rare large ones
-// (skewed MACs), so the worst case stays O(n log n). Both steps are stable,
-// so equal MACs stay in address order.
+// It is an MSD radix sort on the varying MAC bits: one pass scatters the
+// entries into 4096 buckets by their highest varying bits (few enough
+// write streams to stay in cache), then each bucket, small by now, is
+// sorted in place the same way with a scratch buffer, down to an insertion
+// sort for the smallest. Every step is stable, so equal MACs stay in
+// address order, and skewed MACs cost more passes, never O(n^2).
 func sortEntriesByMAC(src []entry, vary uint64) []entry {
 	dst := make([]entry, len(src))
-	if len(src) < radixMin || vary == 0 {
+	if len(src) <= insertionMax || vary == 0 {
 		copy(dst, src)
-		slices.SortStableFunc(dst, func(a, b entry) int { return cmp.Compare(a.mac.uint64(), b.mac.uint64()) })
+		insertionSortByMAC(dst)
 		return dst
 	}
-	b := min(max(bits.Len(uint(len(src)/8)), 4), 16)
-	shift := max(bits.Len64(vary)-b, 0)
+	top := bits.Len64(vary)
+	b := min(top, digitBits)
+	shift := top - b
 	mask := uint64(1)<<b - 1
-	counts := make([]uint32, 1<<b)
+	var counts [digitValues]uint32
 	for i := range src {
 		counts[src[i].mac.uint64()>>shift&mask]++
 	}
-	offsets(counts)
+	offsets(counts[:1<<b])
 	for i := range src {
 		k := src[i].mac.uint64() >> shift & mask
 		dst[counts[k]] = src[i]
 		counts[k]++
 	}
+	var tmp []entry
 	start := uint32(0)
-	for _, end := range counts { // counts[k] is now the end of bucket k
+	for _, end := range counts[:1<<b] { // counts[k] is now the end of bucket k
 		bucket := dst[start:end]
 		start = end
-		switch {
-		case len(bucket) < 2:
-		case len(bucket) <= 32:
-			for i := 1; i < len(bucket); i++ {
-				x := bucket[i]
-				k := x.mac.uint64()
-				j := i
-				for ; j > 0 && k < bucket[j-1].mac.uint64(); j-- {
-					bucket[j] = bucket[j-1]
-				}
-				if j != i {
-					bucket[j] = x
-				}
-			}
-		default:
-			slices.SortStableFunc(bucket, func(a, b entry) int { return cmp.Compare(a.mac.uint64(), b.mac.uint64()) })
+		if len(bucket) > insertionMax && len(tmp) < len(bucket) {
+			tmp = make([]entry, max(len(bucket), 2*len(tmp)))
 		}
+		sortBucketByMAC(bucket, tmp, shift)
 	}
 	return dst
+}
+
+const insertionMax = 24 // buckets this small are sorted by insertion
+
+// sortBucketByMAC sorts ents, whose MACs agree above bit below, stably by
+// MAC, using tmp (at least as long as ents when ents is longer than
+// insertionMax) as scratch.
+func sortBucketByMAC(ents, tmp []entry, below int) {
+	if len(ents) <= insertionMax || below == 0 {
+		if below > 0 {
+			insertionSortByMAC(ents)
+		}
+		return
+	}
+	b := min(below, 8)
+	shift := below - b
+	mask := uint64(1)<<b - 1
+	var counts [256]uint32
+	for i := range ents {
+		counts[ents[i].mac.uint64()>>shift&mask]++
+	}
+	offsets(counts[:1<<b])
+	for i := range ents {
+		k := ents[i].mac.uint64() >> shift & mask
+		tmp[counts[k]] = ents[i]
+		counts[k]++
+	}
+	copy(ents, tmp[:len(ents)])
+	start := uint32(0)
+	for _, end := range counts[:1<<b] {
+		sortBucketByMAC(ents[start:end], tmp, shift)
+		start = end
+	}
+}
+
+// insertionSortByMAC sorts a few entries stably by MAC.
+func insertionSortByMAC(ents []entry) {
+	for i := 1; i < len(ents); i++ {
+		x := ents[i]
+		k := x.mac.uint64()
+		j := i
+		for ; j > 0 && k < ents[j-1].mac.uint64(); j-- {
+			ents[j] = ents[j-1]
+		}
+		if j != i {
+			ents[j] = x
+		}
+	}
 }
