@@ -8,14 +8,30 @@ import (
 	"time"
 )
 
-// fileState identifies one version of the pool file: what stat says, to
+// racyWindow is how long after a file's modification time its stat
+// information is not trusted to reveal the next change: file systems stamp
+// times from a coarse clock, so a second write of the same size within one
+// tick leaves size and modification time unchanged. A file read within
+// this window of its modification time is read and hashed again on each
+// poll, until it has been still for longer (as git does with "racily
+// clean" index entries).
+const racyWindow = time.Second
+
+// fileState identifies one version of the pool file: what stat said, to
 // skip an unchanged file cheaply, and the content's hash, to skip a rewrite
 // that changes nothing.
 type fileState struct {
-	modTime time.Time
-	size    int64
+	info    os.FileInfo // nil before the first read
+	readAt  time.Time
 	sum     [sha256.Size]byte
 	readErr string // the last stat or read error, logged once
+}
+
+// unchanged reports whether fi shows, for certain, the version s read.
+func (s fileState) unchanged(fi os.FileInfo) bool {
+	return s.info != nil && os.SameFile(s.info, fi) && // a rename over the file is a new file
+		fi.Size() == s.info.Size() && fi.ModTime().Equal(s.info.ModTime()) &&
+		s.readAt.Sub(fi.ModTime()) >= racyWindow
 }
 
 // LoadFile reads the pool file at path and loads it (see Load). Watch
@@ -25,23 +41,26 @@ func (a *Agent) LoadFile(path string) (Update, error) {
 	if err != nil {
 		return Update{}, fmt.Errorf("agent: load pool: %w", err)
 	}
+	readAt := time.Now()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Update{}, fmt.Errorf("agent: load pool: %w", err)
 	}
 	u, err := a.Load(data)
-	a.setSeen(fileState{modTime: fi.ModTime(), size: fi.Size(), sum: sha256.Sum256(data)})
+	a.setSeen(fileState{info: fi, readAt: readAt, sum: sha256.Sum256(data)})
 	return u, err
 }
 
 // Watch polls the pool file at path every interval until ctx is done, and
-// loads it whenever its content changes: a new size or modification time
-// first, then a new SHA-256. Loading is deterministic, so content that
-// failed to load is not retried until it changes; a file that cannot be
-// read is logged once and polled on. Either way the table being served
-// stays as it is. Write the file by renaming a complete new one over it: a
-// half-written file fails to decode, and is read again once it is
-// complete. Watch returns ctx.Err().
+// loads it whenever its content changes. A poll reads the file only when
+// stat shows a new file, size or modification time, or when the last read
+// was too close to the modification time to trust them (see racyWindow);
+// it loads what it read only when the SHA-256 differs from the last
+// version. Loading is deterministic, so content that failed to load is not
+// retried until it changes; a file that cannot be read is logged once and
+// polled on. Either way the table being served stays as it is. Write the
+// file by renaming a complete new one over it: a half-written file fails to
+// decode, and is read again once it is complete. Watch returns ctx.Err().
 func (a *Agent) Watch(ctx context.Context, path string, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -62,9 +81,16 @@ func (a *Agent) poll(path string) {
 	a.mu.Unlock()
 
 	fi, err := os.Stat(path)
+	if err == nil && seen.unchanged(fi) {
+		if seen.readErr != "" {
+			seen.readErr = ""
+			a.setSeen(seen)
+		}
+		return
+	}
 	var data []byte
-	changed := err == nil && (!fi.ModTime().Equal(seen.modTime) || fi.Size() != seen.size)
-	if changed {
+	readAt := time.Now()
+	if err == nil {
 		data, err = os.ReadFile(path)
 	}
 	if err != nil {
@@ -75,12 +101,7 @@ func (a *Agent) poll(path string) {
 		}
 		return
 	}
-	seen.readErr = ""
-	if !changed {
-		a.setSeen(seen)
-		return
-	}
-	now := fileState{modTime: fi.ModTime(), size: fi.Size(), sum: sha256.Sum256(data)}
+	now := fileState{info: fi, readAt: readAt, sum: sha256.Sum256(data)}
 	if now.sum != seen.sum {
 		a.Load(data) // logs its outcome
 	}

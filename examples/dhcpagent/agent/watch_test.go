@@ -115,3 +115,39 @@ func TestWatch(t *testing.T) {
 		t.Errorf("Watch = %v, want context.Canceled", err)
 	}
 }
+
+// TestPollRacy rewrites the file in place with content of the same size
+// and the same modification time, as two writes within one tick of the
+// file system's clock do: stat cannot tell, so a file modified this
+// recently is hashed again.
+func TestPollRacy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pool.json")
+	writePoolFile(t, path, labPool(labAllocated()))
+	a := New(quietLogger())
+	if _, err := a.LoadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 10.77.0.10 -> 10.77.0.20: the same size.
+	after := []byte(strings.Replace(string(before), `"10.77.0.10": `, `"10.77.0.20": `, 1))
+	if len(after) != len(before) || string(after) == string(before) {
+		t.Fatal("test file did not change in place at the same size")
+	}
+	if err := os.WriteFile(path, after, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	a.poll(path)
+	if l, ok := a.Table().Lookup(leasestore.MustParseMAC(macA)); !ok || l.Addr != addrA2 {
+		t.Fatalf("macA at %v (found %v) after a same-size, same-time rewrite; want %s", l.Addr, ok, addrA2)
+	}
+}
