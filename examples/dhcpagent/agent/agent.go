@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"sync"
@@ -62,10 +63,10 @@ func (a *Agent) Load(data []byte) (Update, error) {
 }
 
 // Apply builds the lease table of p (Pool.Config, ipam.ParseAllocated,
-// leasestore.Build), logs the plan from the table being served and every
-// problem, and swaps the new table in. A pool whose spec is invalid is an
-// error and leaves the table being served as it was; problems with single
-// entries or options only leave those out.
+// leasestore.Build), swaps it in, and logs a summary, then the adds,
+// updates, removes and problems (up to 50 lines of each). A pool whose spec
+// is invalid is an error and leaves the table being served as it was;
+// problems with single entries or options only leave those out.
 func (a *Agent) Apply(p *Pool) (Update, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -81,6 +82,11 @@ func (a *Agent) Apply(p *Pool) (Update, error) {
 	}
 	store, storeProblems := leasestore.Build(snap, opts)
 	for _, pr := range storeProblems {
+		if errors.Is(pr, ipam.ErrInvalidSpec) { // Config validated it; never serve an empty table for it
+			err := fmt.Errorf("agent: pool %q: %w", p.Name(), pr.Err)
+			a.log.Error("pool rejected, table unchanged", "pool", p.Name(), "err", err)
+			return Update{}, err
+		}
 		problems = append(problems, pr) // its text names the entry
 	}
 
@@ -90,9 +96,10 @@ func (a *Agent) Apply(p *Pool) (Update, error) {
 	return u, nil
 }
 
-// maxLogged bounds the plan lines one load logs per kind, so that loading
-// a pool of a million leases does not log a million lines.
-const maxLogged = 20
+// maxLogged bounds the lines one load logs per kind (adds, updates,
+// removes, problems), so that loading a pool of a million leases does not
+// log a million lines; the summary line has the full counts.
+const maxLogged = 50
 
 func (a *Agent) logUpdate(p *Pool, u Update) {
 	a.log.Info("table swapped", "pool", u.Pool, "resourceVersion", p.Metadata.ResourceVersion,
@@ -119,7 +126,11 @@ func (a *Agent) logUpdate(p *Pool, u Update) {
 		}
 		a.log.Info("remove", "mac", l.MAC.String(), "addr", l.Addr.String())
 	}
-	for _, pr := range u.Problems {
+	for i, pr := range u.Problems {
+		if i == maxLogged {
+			a.log.Warn("more problems not logged", "pool", u.Pool, "count", len(u.Problems)-i)
+			break
+		}
 		a.log.Warn("problem", "pool", u.Pool, "err", pr)
 	}
 }

@@ -29,8 +29,6 @@ const (
 //     unicast to yiaddr and chaddr when the broadcast bit is clear, but a UDP
 //     socket cannot address a host that has no IP address yet, and every
 //     client accepts the broadcast.
-//
-// It does not allocate beyond the returned address.
 func Destination(req, resp *dhcpv4.DHCPv4, peer net.Addr) *net.UDPAddr {
 	if gi := ipv4(req.GatewayIPAddr); gi.IsValid() && !gi.IsUnspecified() {
 		return &net.UDPAddr{IP: netIP(gi), Port: ServerPort}

@@ -23,7 +23,8 @@ import (
 //   - 54 server identifier;
 //   - 58 renewal (T1) and 59 rebinding (T2) times, 1/2 and 7/8 of the lease
 //     time (the RFC 2131 section 4.4.5 defaults, sent so that every client
-//     uses the same ones), omitted for an infinite lease;
+//     uses the same ones), omitted for an infinite lease and for a
+//     1-second one, whose T1 would be zero;
 //   - 119 domain search list (RFC 3397), without trailing dots, when any.
 //
 // The names are sent as the table holds them: leasestore.Build has already
@@ -56,7 +57,7 @@ func LeaseOptions(lease leasestore.Lease) []dhcpv4.Option {
 	if o.ServerIP.Is4() {
 		opts = append(opts, dhcpv4.OptServerIdentifier(netIP(o.ServerIP)))
 	}
-	if secs != math.MaxUint32 {
+	if secs != math.MaxUint32 && secs >= 2 {
 		t1, t2 := uint64(secs)/2, uint64(secs)*7/8
 		opts = append(opts,
 			dhcpv4.OptRenewTimeValue(time.Duration(t1)*time.Second),

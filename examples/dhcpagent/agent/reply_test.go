@@ -168,6 +168,11 @@ func TestReplyOptions(t *testing.T) {
 			want: with("51 lease time", "4294967295"),
 		},
 		{
+			name: "1-second lease: no renewal or rebinding time",
+			spec: func(s *PoolSpec) { s.LeaseTime = Duration(time.Second) },
+			want: with("51 lease time", "1"),
+		},
+		{
 			name: "largest finite lease",
 			spec: func(s *PoolSpec) { s.LeaseTime = Duration(leasestore.MaxLeaseTime - time.Second) },
 			want: with("51 lease time", "4294967294", "58 renewal time", "2147483647", "59 rebinding time", "3758096382"),
