@@ -85,7 +85,7 @@ func labStore(t testing.TB, allocated map[string]string) *leasestore.Store {
 	return newAgent(t, labPool(allocated), nil).Table()
 }
 
-func hw(t testing.TB, mac string) net.HardwareAddr {
+func hw(t fataler, mac string) net.HardwareAddr {
 	t.Helper()
 	h, err := net.ParseMAC(mac)
 	if err != nil {
@@ -94,11 +94,18 @@ func hw(t testing.TB, mac string) net.HardwareAddr {
 	return h
 }
 
+// fataler is what the message builders need of a *testing.T, a
+// *testing.F or a *rapid.T.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+}
+
 var xid = dhcpv4.TransactionID{0xde, 0xad, 0xbe, 0xef}
 
 // msg is a client message from mac; unlike dhcpv4.New it draws no random
 // transaction ID, so building one is cheap and deterministic.
-func msg(t testing.TB, mac string, typ dhcpv4.MessageType, mods ...dhcpv4.Modifier) *dhcpv4.DHCPv4 {
+func msg(t fataler, mac string, typ dhcpv4.MessageType, mods ...dhcpv4.Modifier) *dhcpv4.DHCPv4 {
 	t.Helper()
 	m := &dhcpv4.DHCPv4{
 		OpCode:        dhcpv4.OpcodeBootRequest,
@@ -118,13 +125,13 @@ func msg(t testing.TB, mac string, typ dhcpv4.MessageType, mods ...dhcpv4.Modifi
 	return m
 }
 
-func discover(t testing.TB, mac string) *dhcpv4.DHCPv4 {
+func discover(t fataler, mac string) *dhcpv4.DHCPv4 {
 	return msg(t, mac, dhcpv4.MessageTypeDiscover)
 }
 
 // selecting is a REQUEST in the SELECTING state: server identifier and
 // requested IP address set, ciaddr zero.
-func selecting(t testing.TB, mac string, server, addr netip.Addr) *dhcpv4.DHCPv4 {
+func selecting(t fataler, mac string, server, addr netip.Addr) *dhcpv4.DHCPv4 {
 	return msg(t, mac, dhcpv4.MessageTypeRequest,
 		dhcpv4.WithOption(dhcpv4.OptServerIdentifier(netIP(server))),
 		dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(netIP(addr))))
@@ -132,14 +139,14 @@ func selecting(t testing.TB, mac string, server, addr netip.Addr) *dhcpv4.DHCPv4
 
 // initReboot is a REQUEST in the INIT-REBOOT state: requested IP address
 // set, no server identifier, ciaddr zero.
-func initReboot(t testing.TB, mac string, addr netip.Addr) *dhcpv4.DHCPv4 {
+func initReboot(t fataler, mac string, addr netip.Addr) *dhcpv4.DHCPv4 {
 	return msg(t, mac, dhcpv4.MessageTypeRequest,
 		dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(netIP(addr))))
 }
 
 // renewing is a REQUEST in the RENEWING or REBINDING state: ciaddr set, no
 // server identifier or requested IP address.
-func renewing(t testing.TB, mac string, ciaddr netip.Addr) *dhcpv4.DHCPv4 {
+func renewing(t fataler, mac string, ciaddr netip.Addr) *dhcpv4.DHCPv4 {
 	return msg(t, mac, dhcpv4.MessageTypeRequest, dhcpv4.WithClientIP(netIP(ciaddr)))
 }
 
