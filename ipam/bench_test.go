@@ -93,10 +93,10 @@ func (m *meter) report(allocsPerOp int) {
 // BenchmarkFill fills a pool to exhaustion with the Lowest strategy: Pool
 // and flat on a /16 and a /18, naive on the /18 (a /16 takes it minutes).
 func BenchmarkFill(b *testing.B) {
-	for _, prefix := range []string{"10.0.0.0/16", "10.0.0.0/18"} {
+	for _, c := range []struct{ name, prefix string }{{"v4-16", "10.0.0.0/16"}, {"v4-18", "10.0.0.0/18"}} {
+		prefix, name := c.prefix, c.name
 		first, last := v4Usable(prefix)
 		owners := macs(int(last - first + 1))
-		name := "v4-" + prefix[len(prefix)-2:]
 		b.Run(name+"/pool", func(b *testing.B) {
 			m := newMeter(b)
 			for b.Loop() {
@@ -199,19 +199,24 @@ func churn(b *testing.B, p churner, held []netip.Addr) {
 // releases a random allocated address and allocates (Lowest) again. Setup
 // (filling the pool) is done once per implementation and not timed.
 func BenchmarkChurn(b *testing.B) {
-	for _, prefix := range []string{"10.0.0.0/16", "10.0.0.0/8"} {
-		first, last := v4Usable(prefix)
-		owners := macs(int(last - first + 1))
-		name := "v4-" + prefix[len(prefix)-2:]
+	for _, c := range []struct{ name, prefix string }{{"v4-16", "10.0.0.0/16"}, {"v4-8", "10.0.0.0/8"}} {
+		first, last := v4Usable(c.prefix)
 		for _, impl := range []string{"pool", "flat"} {
+			// The closure runs once per -count; the pool is filled on the
+			// first run only, and dropped after the last.
 			var p churner
-			if impl == "pool" {
-				p, _ = New(Spec{Prefix: netip.MustParsePrefix(prefix)})
-			} else {
-				p = newFlatPool(first, last)
-			}
-			held := fillNinety(b, p, owners)
-			b.Run(name+"/"+impl, func(b *testing.B) { churn(b, p, held) })
+			var held []netip.Addr
+			b.Run(c.name+"/"+impl, func(b *testing.B) {
+				if p == nil {
+					if impl == "pool" {
+						p, _ = New(Spec{Prefix: netip.MustParsePrefix(c.prefix)})
+					} else {
+						p = newFlatPool(first, last)
+					}
+					held = fillNinety(b, p, macs(int(last-first+1)))
+				}
+				churn(b, p, held)
+			})
 			p, held = nil, nil
 			runtime.GC()
 		}
@@ -310,7 +315,7 @@ func BenchmarkMillion(b *testing.B) {
 		}
 		spec := Spec{Prefix: netip.MustParsePrefix(prefix)}
 		b.Run(name+"/pool", func(b *testing.B) {
-			b.ReportMetric(retainedPerAlloc(b, spec, n), "retained-B/alloc")
+			retained := retainedPerAlloc(b, spec, n)
 			owners := macs(n)
 			m := newMeter(b)
 			for b.Loop() {
@@ -322,6 +327,7 @@ func BenchmarkMillion(b *testing.B) {
 				}
 			}
 			m.report(n)
+			b.ReportMetric(retained, "retained-B/alloc") // after the loop: b.Loop's reset drops metrics
 		})
 	}
 }

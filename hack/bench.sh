@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# bench.sh measures the README's performance table (`make bench`): the ipam
+# benchmarks beside their in-repo baselines (naive, flat, sort), all in one
+# run, COUNT times each. It prints benchstat's summary, then the ratios the
+# README quotes, computed from the medians.
+#
+#   COUNT=5 BENCH=. ./hack/bench.sh     # defaults
+#
+# The raw output is kept in $BENCH_OUT for benchstat comparisons.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+count=${COUNT:-5}
+bench=${BENCH:-.}
+out=${BENCH_OUT:-${TMPDIR:-/tmp}/vmnetkit-bench-ipam.txt}
+export GOWORK=off
+
+go test -run '^$' -bench "$bench" -count "$count" -timeout 120m ./ipam | tee "$out"
+
+benchstat=$(command -v benchstat || true)
+if [ -z "$benchstat" ] && [ -x "$(go env GOPATH)/bin/benchstat" ]; then
+	benchstat="$(go env GOPATH)/bin/benchstat"
+fi
+echo
+if [ -n "$benchstat" ]; then
+	"$benchstat" "$out"
+else
+	echo "benchstat not found (go install golang.org/x/perf/cmd/benchstat@latest); ratios below use medians"
+fi
+
+echo
+echo "ratios of medians over $count runs (wall: ns/alloc; cpu: cpu-ns/alloc, the process's CPU time)"
+echo
+awk '
+/^Benchmark/ {
+	name = $1
+	sub(/^Benchmark/, "", name)
+	sub(/-[0-9]+$/, "", name)
+	for (i = 3; i < NF; i += 2) {
+		k = name "|" $(i + 1)
+		v[k, ++n[k]] = $i + 0
+	}
+}
+function med(name, unit,    k, m, i, j, t, a) {
+	k = name "|" unit
+	m = n[k]
+	if (m == 0) return -1
+	for (i = 1; i <= m; i++) a[i] = v[k, i]
+	for (i = 2; i <= m; i++) {
+		t = a[i]
+		for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+	return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+}
+function verdict(r, op, target) {
+	if (r < 0) return "not run"
+	if ((op == "<=" && r <= target) || (op == ">=" && r >= target)) return "met"
+	return "missed"
+}
+function fmt(r) {
+	if (r < 0) return "-"
+	if (r >= 100) return sprintf("%.0fx", r)
+	return sprintf("%.2fx", r)
+}
+function ratio(label, a, b, unit, op, target,    x, y) {
+	x = med(a, unit); y = med(b, unit)
+	if (x < 0 || y <= 0) return -1
+	return x / y
+}
+function row(label, a, b, op, target,    w, c) {
+	w = ratio(label, a, b, "ns/alloc")
+	c = ratio(label, a, b, "cpu-ns/alloc")
+	printf "| %s | %s %s | %s (%s) | %s (%s) |\n", label, op, target "x", fmt(w), verdict(w, op, target), fmt(c), verdict(c, op, target)
+}
+END {
+	print "| target | goal | wall-time ratio | CPU-time ratio |"
+	print "|---|---|---|---|"
+	row("fill a /16: Pool / flat", "Fill/v4-16/pool", "Fill/v4-16/flat", "<=", 2)
+	row("fill a /18: naive / Pool", "Fill/v4-18/naive", "Fill/v4-18/pool", ">=", 10)
+	row("churn at 90% of a /16: Pool / flat", "Churn/v4-16/pool", "Churn/v4-16/flat", "<=", 2)
+	row("churn at 90% of a /8: Pool / flat", "Churn/v4-8/pool", "Churn/v4-8/flat", "<=", 2)
+	row("churn, Pool: /8 / /16", "Churn/v4-8/pool", "Churn/v4-16/pool", "<=", 1)
+	row("restore 16,000 into a /16: naive / Pool", "Restore/16k-v4-16/naive", "Restore/16k-v4-16/pool", ">=", 10000)
+	row("restore 100,000 shuffled in a /12: Pool / slices.SortFunc", "Restore/100k-v4-12/pool", "Restore/100k-v4-12/sort", "<=", 3)
+	row("1,000,000 in a /64 / fill a /16, per allocation", "Million/v6-64/pool", "Fill/v4-16/pool", "<=", 2)
+	r6 = med("Million/v6-64/pool", "retained-B/alloc")
+	r4 = med("Million/v4-12/pool", "retained-B/alloc")
+	if (r6 > 0 && r4 > 0) {
+		printf "| heap retained, 1,000,000 in a /64 / in a /12 | <= 1.25x | %.2fx (%s) | %.0f B vs %.0f B per allocation |\n", r6 / r4, verdict(r6 / r4, "<=", 1.25), r6, r4
+		printf "| heap retained per allocation, /64, 17-byte owners | <= 160 B | %.0f B (%s) | |\n", r6, verdict(r6, "<=", 160)
+	}
+}' "$out"
