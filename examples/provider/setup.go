@@ -1,0 +1,62 @@
+package provider
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// hostnameField indexes VMMachines by [Hostname], to find a Node's machines.
+const hostnameField = "vmnetkit.hostname"
+
+// SetupWithManager registers the reconciler with a manager: it watches
+// VMMachines, and Nodes whose addresses change (a Node that appears late
+// completes a pending DHCP NIC). opts is passed to the controller as is.
+func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts controller.Options) error {
+	if r.Client == nil {
+		r.Client = mgr.GetClient()
+	}
+	err := mgr.GetFieldIndexer().IndexField(ctx, &VMMachine{}, hostnameField, func(o client.Object) []string {
+		return []string{Hostname(o.(*VMMachine))}
+	})
+	if err != nil {
+		return err
+	}
+	nodeChanges := predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(*corev1.Node)
+			n, ok2 := e.ObjectNew.(*corev1.Node)
+			return !ok1 || !ok2 || nodeAddressesChanged(o, n)
+		},
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("vmmachine-network").
+		For(&VMMachine{}).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(machinesOfNode(mgr.GetClient())), builder.WithPredicates(nodeChanges)).
+		WithOptions(opts).
+		Complete(r)
+}
+
+// machinesOfNode maps a Node to the VMMachines whose hostname is its name,
+// listed from the manager's cache, which holds the hostname index.
+func machinesOfNode(cached client.Reader) handler.MapFunc {
+	return func(ctx context.Context, node client.Object) []reconcile.Request {
+		var list VMMachineList
+		if err := cached.List(ctx, &list, client.MatchingFields{hostnameField: node.GetName()}); err != nil {
+			return nil // the cache lists from memory: an error means a missing index, not a transient fault
+		}
+		reqs := make([]reconcile.Request, len(list.Items))
+		for i := range list.Items {
+			reqs[i].NamespacedName = client.ObjectKeyFromObject(&list.Items[i])
+		}
+		return reqs
+	}
+}

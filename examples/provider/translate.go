@@ -1,0 +1,191 @@
+package provider
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/readiness"
+)
+
+// ConditionVMProvisioned is the condition the adapter writes: True once the
+// machine's network is ready.
+const ConditionVMProvisioned = "VMProvisioned"
+
+// ReasonNetworkReady is VMProvisioned's reason when it is True (the verdict
+// has no reason then, and the API server wants one).
+const ReasonNetworkReady = "NetworkReady"
+
+// Hostname is the machine's hostname, which is also its Node's name:
+// spec.hostname, or the object's name when that is empty.
+func Hostname(m *VMMachine) string {
+	if m.Spec.Hostname != "" {
+		return m.Spec.Hostname
+	}
+	return m.Name
+}
+
+// Devices parses the spec's devices into the values [readiness.Evaluate]
+// reads, in spec order. A device that does not parse (an unknown type, a
+// bad MAC or static address) makes the whole spec invalid: Devices then
+// returns nil and one [readiness.Problem] per bad device, in device order.
+func Devices(spec NetworkSpec) ([]readiness.Device, []readiness.Problem) {
+	var devs []readiness.Device
+	var problems []readiness.Problem
+	for i, d := range spec.Devices {
+		dev, err := readiness.ParseDevice(d.Type, d.MACAddress, d.IPAddresses)
+		if err != nil {
+			problems = append(problems, readiness.Problem{Device: i, Err: err})
+			continue
+		}
+		devs = append(devs, dev)
+	}
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	return devs, nil
+}
+
+// ReportedNICs translates the NICs the hypervisor reports, in its order.
+// Addresses are accepted with or without a prefix length ("10.0.0.5",
+// "10.0.0.5/24") and passed on whatever they are (link-local, loopback...):
+// [readiness.Evaluate] decides what counts and lists the rest as ignored.
+// One that parses as neither form is dropped, since it could never count.
+func ReportedNICs(reported []NICStatus) []readiness.NIC {
+	if len(reported) == 0 {
+		return nil
+	}
+	nics := make([]readiness.NIC, len(reported))
+	for i, r := range reported {
+		nics[i].MAC = r.MACAddress
+		for _, s := range r.IPAddresses {
+			if a, ok := parseReportedAddr(s); ok {
+				nics[i].Addrs = append(nics[i].Addrs, a)
+			}
+		}
+	}
+	return nics
+}
+
+func parseReportedAddr(s string) (netip.Addr, bool) {
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		return p.Addr(), err == nil
+	}
+	a, err := netip.ParseAddr(s)
+	return a, err == nil
+}
+
+// NodeAddrs returns the IP addresses of a Node's status: InternalIP ones
+// first, then ExternalIP ones, each in the Node's order (the Counting policy
+// credits the first one). Hostname and DNS entries are not addresses and
+// are skipped, as is anything that does not parse. A nil Node has none.
+func NodeAddrs(node *corev1.Node) []netip.Addr {
+	if node == nil {
+		return nil
+	}
+	var addrs []netip.Addr
+	for _, typ := range []corev1.NodeAddressType{corev1.NodeInternalIP, corev1.NodeExternalIP} {
+		for _, na := range node.Status.Addresses {
+			if na.Type != typ {
+				continue
+			}
+			if a, err := netip.ParseAddr(na.Address); err == nil {
+				addrs = append(addrs, a)
+			}
+		}
+	}
+	return addrs
+}
+
+// Observe decides the machine's network readiness from its spec, the NICs
+// the hypervisor reports and its Node's addresses. A spec whose devices do
+// not parse gives the verdict [readiness.Evaluate] gives for an invalid
+// spec: not ready, reason [readiness.ReasonInvalidNetworkSpec], the
+// problems in Problems and, joined by "; ", in Message.
+func Observe(m *VMMachine, nics []readiness.NIC, nodeAddrs []netip.Addr, ignore []netip.Prefix, p readiness.Policy) readiness.Verdict {
+	devs, problems := Devices(m.Spec.Network)
+	if len(problems) > 0 {
+		msgs := make([]string, len(problems))
+		for i, pr := range problems {
+			msgs[i] = pr.Error()
+		}
+		return readiness.Verdict{
+			Reason:   readiness.ReasonInvalidNetworkSpec,
+			Message:  strings.Join(msgs, "; "),
+			Problems: problems,
+		}
+	}
+	return readiness.Evaluate(readiness.Input{Devices: devs, NICs: nics, NodeAddrs: nodeAddrs, Ignore: ignore}, p)
+}
+
+// MachineAddresses is status.addresses for a verdict: the hostname (when
+// not empty), then every credited address as InternalIP, in the verdict's
+// order. Addresses are published as they are credited, before the machine
+// is ready.
+func MachineAddresses(hostname string, v readiness.Verdict) []MachineAddress {
+	addrs := make([]MachineAddress, 0, 1+len(v.Addresses))
+	if hostname != "" {
+		addrs = append(addrs, MachineAddress{Type: MachineHostName, Address: hostname})
+	}
+	for _, a := range v.Addresses {
+		addrs = append(addrs, MachineAddress{Type: MachineInternalIP, Address: a.String()})
+	}
+	return addrs
+}
+
+// ProvisionedCondition is the VMProvisioned condition for a verdict: True
+// with reason [ReasonNetworkReady] when ready, else False with the verdict's
+// reason and message, cut to [conditions.MaxMessageLength] bytes (a spec
+// with huge bad values must not make the status write fail).
+// LastTransitionTime is left for [conditions.Set].
+func ProvisionedCondition(v readiness.Verdict, generation int64) conditions.Condition {
+	c := conditions.Condition{
+		Type:               ConditionVMProvisioned,
+		Status:             conditions.ConditionFalse,
+		ObservedGeneration: generation,
+		Reason:             v.Reason,
+		Message:            truncateMessage(v.Message),
+	}
+	if v.Ready {
+		c.Status, c.Reason = conditions.ConditionTrue, ReasonNetworkReady
+	}
+	if c.Reason == "" {
+		c.Reason = readiness.ReasonWaitingForNetworkAddresses
+	}
+	return c
+}
+
+// ApplyVerdict returns status with the verdict's addresses and
+// VMProvisioned condition, and whether that differs from status: false
+// means there is nothing to write. The transition time moves to now only
+// when the condition's status changes. status is not modified.
+func ApplyVerdict(status VMMachineStatus, hostname string, generation int64, v readiness.Verdict, now time.Time) (VMMachineStatus, bool) {
+	var out VMMachineStatus
+	status.DeepCopyInto(&out)
+	var condChanged bool
+	out.Conditions, condChanged = conditions.Set(out.Conditions, ProvisionedCondition(v, generation), now)
+	addrs := MachineAddresses(hostname, v)
+	addrsChanged := !slices.Equal(addrs, status.Addresses)
+	out.Addresses = addrs
+	return out, condChanged || addrsChanged
+}
+
+// truncateMessage cuts s to at most conditions.MaxMessageLength bytes,
+// ending in "..." and on a UTF-8 boundary.
+func truncateMessage(s string) string {
+	const max = conditions.MaxMessageLength
+	if len(s) <= max {
+		return s
+	}
+	cut := max - len("...")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}
