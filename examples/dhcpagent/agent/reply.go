@@ -12,7 +12,8 @@ import (
 
 // Reply builds the agent's answer to one client message from the lease table
 // store, or returns nil and an error that says why the agent stays silent
-// (one of the Err values of this package, wrapped with the client's MAC).
+// (one of the Err values of this package, wrapped with the client's MAC
+// once it is known).
 // It does no I/O and keeps no state: the same request and table give the
 // same reply, byte for byte.
 //
