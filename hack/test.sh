@@ -24,13 +24,18 @@ step "go vet (examples module)"
 step "go test -race (root module, fuzz seeds included)"
 GOWORK=off go test -race -count=1 ./...
 
-step "short fuzz runs (${fuzztime} each)"
-for pkg in $(GOWORK=off go list ./...); do
-	for target in $(GOWORK=off go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
-		echo "--- $pkg $target"
-		GOWORK=off go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg"
+# fuzz runs every Fuzz target of the module in folder $1 for $fuzztime.
+fuzz() {
+	local pkg target
+	for pkg in $(cd "$1" && GOWORK=off go list ./...); do
+		for target in $(cd "$1" && GOWORK=off go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+			echo "--- $pkg $target"
+			(cd "$1" && GOWORK=off go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg")
+		done
 	done
-done
+}
+step "short fuzz runs, root module (${fuzztime} each)"
+fuzz .
 
 if [ -x hack/envtest-assets.sh ]; then
 	step "kube-apiserver and etcd for envtest (built from the Go module proxy, cached)"
@@ -39,8 +44,17 @@ if [ -x hack/envtest-assets.sh ]; then
 	echo "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
 fi
 
+# The DHCP agent's end-to-end test builds test hosts in network namespaces.
+if ! command -v ip >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	step "installing iproute2 for the network-namespace tests"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2
+fi
+
 step "go test -race (examples module)"
 (cd examples && GOWORK=off go test -race -count=1 ./...)
+
+step "short fuzz runs, examples module (${fuzztime} each)"
+fuzz examples
 
 step "quickstart"
 go run ./examples/quickstart >/dev/null
