@@ -92,6 +92,12 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		switch {
 		case errors.Is(err, errPoolNotReady):
 			wait = true
+			// A restart (or a paused pool) does not take an address away:
+			// keep what the status already reports until the pool can confirm it.
+			if old, ok := heldAddress(c, mac, n); ok {
+				st.NICs = append(st.NICs, old)
+				continue
+			}
 			fail(ReasonPoolNotReady, err)
 		case errors.Is(err, errPoolGone):
 			wait = true
@@ -173,6 +179,20 @@ func parseNIC(n v1alpha1.NIC) (mac string, want netip.Addr, err error) {
 		}
 	}
 	return hw.String(), want, nil
+}
+
+// heldAddress returns the status entry of NIC n (MAC mac) if the claim's
+// status is current and reports an address for it.
+func heldAddress(c *v1alpha1.VMNetworkConfig, mac string, n v1alpha1.NIC) (v1alpha1.NICStatus, bool) {
+	if c.Status.ObservedGeneration != c.Generation {
+		return v1alpha1.NICStatus{}, false
+	}
+	for _, s := range c.Status.NICs {
+		if s.MAC == mac && s.Pool == n.Pool && s.Address != "" && (n.Address == "" || n.Address == s.Address) {
+			return s, true
+		}
+	}
+	return v1alpha1.NICStatus{}, false
 }
 
 // hasNIC reports whether the spec still asks for s's MAC on s's pool.
