@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/netip"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -99,6 +101,9 @@ func (w *poolWriter) change(ctx context.Context, key types.NamespacedName, fn fu
 		if attempt == maxWriteAttempts {
 			return netip.Addr{}, fmt.Errorf("write status of pool %s: %d conflicts in a row: %w", key, attempt, err)
 		}
+		// Another writer is active: step aside for a random moment, so two
+		// processes that keep colliding fall out of step.
+		time.Sleep(rand.N(time.Duration(attempt) * 2 * time.Millisecond))
 		if err := w.refresh(ctx, key, e); err != nil {
 			return netip.Addr{}, err
 		}

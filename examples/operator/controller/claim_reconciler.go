@@ -32,6 +32,7 @@ const (
 	ReasonPoolNotFound     = "PoolNotFound"
 	ReasonAllocationFailed = "AllocationFailed"
 	ReasonInvalidNIC       = "InvalidNIC"
+	ReasonDuplicateMAC     = "DuplicateMAC"
 )
 
 // claimReconciler gives each NIC of a VMNetworkConfig an address from its
@@ -72,7 +73,7 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		if hasNIC(c.Spec.NICs, old) {
 			continue
 		}
-		if err := r.pools.release(ctx, poolKey(c, old.Pool), old.MAC); err != nil {
+		if err := r.release(ctx, c, old.Pool, old.MAC); err != nil {
 			if !errors.Is(err, errPoolNotReady) {
 				return reconcile.Result{}, err
 			}
@@ -86,6 +87,15 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		mac, want, err := parseNIC(n)
 		if err != nil {
 			fail(ReasonInvalidNIC, err)
+			continue
+		}
+		holder, err := r.otherHolder(ctx, c, n.Pool, mac, true)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		if holder != "" {
+			wait = true // until the other claim lets go
+			fail(ReasonDuplicateMAC, fmt.Errorf("nic %s on pool %s: claim %s has it", mac, n.Pool, holder))
 			continue
 		}
 		addr, err := r.pools.allocate(ctx, poolKey(c, n.Pool), mac, want)
@@ -151,7 +161,7 @@ func (r *claimReconciler) finalize(ctx context.Context, c *v1alpha1.VMNetworkCon
 		}
 	}
 	for _, h := range held {
-		if err := r.pools.release(ctx, poolKey(c, h.pool), h.mac); err != nil {
+		if err := r.release(ctx, c, h.pool, h.mac); err != nil {
 			if errors.Is(err, errPoolNotReady) {
 				return reconcile.Result{RequeueAfter: r.waiting}, nil
 			}
@@ -164,6 +174,16 @@ func (r *claimReconciler) finalize(ctx context.Context, c *v1alpha1.VMNetworkCon
 	}
 	log.FromContext(ctx).V(1).Info("released addresses", "nics", len(held))
 	return reconcile.Result{}, nil
+}
+
+// release frees mac's address on pool for claim c, unless another live claim
+// holds it (see macIndex).
+func (r *claimReconciler) release(ctx context.Context, c *v1alpha1.VMNetworkConfig, pool, mac string) error {
+	holder, err := r.otherHolder(ctx, c, pool, mac, false)
+	if err != nil || holder != "" {
+		return err
+	}
+	return r.pools.release(ctx, poolKey(c, pool), mac)
 }
 
 // parseNIC returns the NIC's MAC in lowercase colon form and its requested
@@ -210,10 +230,15 @@ func poolKey(c *v1alpha1.VMNetworkConfig, pool string) types.NamespacedName {
 }
 
 // requeueOnConflict turns a write conflict into a quiet requeue: the object
-// changed since the cache delivered it, and the next reconcile sees the new one.
+// changed since the cache delivered it, and the next reconcile sees the new
+// one. NotFound ends the reconcile: the claim is gone (a reconcile from a
+// stale cache raced the one that removed the finalizer).
 func requeueOnConflict(err error) (reconcile.Result, error) {
-	if apierrors.IsConflict(err) {
+	switch {
+	case apierrors.IsConflict(err):
 		return reconcile.Result{Requeue: true}, nil
+	case apierrors.IsNotFound(err):
+		return reconcile.Result{}, nil
 	}
 	return reconcile.Result{}, err
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net"
 	"net/netip"
 	"slices"
 	"strings"
@@ -242,7 +243,7 @@ func checkState(t *testing.T, c client.Client, ns string) {
 		}
 		for i, n := range vc.Spec.NICs {
 			s := vc.Status.NICs[i]
-			if s.MAC != strings.ToLower(n.MAC) || s.Pool != n.Pool {
+			if hw, err := net.ParseMAC(n.MAC); err != nil || s.MAC != hw.String() || s.Pool != n.Pool {
 				t.Errorf("claim %s NIC %d: status %+v for spec %+v", vc.Name, i, s, n)
 			}
 			if n.Address != "" && s.Address != n.Address {

@@ -82,8 +82,12 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 		return "", fmt.Errorf("set up IPPool controller: %w", err)
 	}
 
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1alpha1.VMNetworkConfig{}, poolIndex, claimPools); err != nil {
+	indexer := mgr.GetFieldIndexer()
+	if err := indexer.IndexField(context.Background(), &v1alpha1.VMNetworkConfig{}, poolIndex, claimPools); err != nil {
 		return "", fmt.Errorf("index VMNetworkConfigs by pool: %w", err)
+	}
+	if err := indexer.IndexField(context.Background(), &v1alpha1.VMNetworkConfig{}, macIndex, claimPoolMACs); err != nil {
+		return "", fmt.Errorf("index VMNetworkConfigs by pool and MAC: %w", err)
 	}
 	claims := &claimReconciler{
 		client:  mgr.GetClient(),
