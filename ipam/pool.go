@@ -60,21 +60,17 @@ func (p *Pool) Len() int { return p.owners.len() }
 
 // Check reports whether addr could ever be allocated from p: nil, or an
 // error wrapping ErrOutOfRange, ErrExcluded or ErrReserved. It ignores
-// current allocations. It does not allocate.
+// current allocations. It allocates only to build an error.
 func (p *Pool) Check(addr netip.Addr) error {
 	if _, err := p.l.check(addr); err != nil {
-		return p.errorf("check %q", addr, err)
+		return p.fail(fmt.Sprintf("check %q", addr.String()), err)
 	}
 	return nil
 }
 
-// errorf wraps err as "ipam: <op> in <prefix>: err"; args are op's arguments
-// and addresses among them are quoted as strings.
-func (p *Pool) errorf(op string, arg any, err error) error {
-	if a, ok := arg.(netip.Addr); ok {
-		arg = a.String()
-	}
-	return fmt.Errorf("ipam: "+op+" in %s: %w", arg, p.l.spec.Prefix, err)
+// fail returns err as "ipam: <op> in <prefix>: <err>".
+func (p *Pool) fail(op string, err error) error {
+	return fmt.Errorf("ipam: %s in %s: %w", op, p.l.spec.Prefix, err)
 }
 
 // Allocate returns the address owner holds, allocating one by the pool's
@@ -87,7 +83,7 @@ func (p *Pool) Allocate(owner string) (netip.Addr, error) {
 		return p.l.addr(o), nil
 	}
 	if !validOwner(owner) {
-		return netip.Addr{}, p.errorf("allocate %q", owner, ErrInvalidOwner)
+		return netip.Addr{}, p.fail(fmt.Sprintf("allocate %q", owner), ErrInvalidOwner)
 	}
 	var o u128.U128
 	var ok bool
@@ -102,7 +98,7 @@ func (p *Pool) Allocate(owner string) (netip.Addr, error) {
 		}
 	}
 	if !ok {
-		return netip.Addr{}, p.errorf("allocate %q", owner, ErrExhausted)
+		return netip.Addr{}, p.fail(fmt.Sprintf("allocate %q", owner), ErrExhausted)
 	}
 	p.take(o, owner)
 	p.cursor = o.Add64(1)
@@ -126,22 +122,24 @@ func (p *Pool) take(o u128.U128, owner string) {
 // ErrOutOfRange, ErrExcluded, ErrReserved, ErrInUse (another owner holds
 // addr) or ErrOwnerHasAddr (owner holds another address).
 func (p *Pool) AllocateAddr(addr netip.Addr, owner string) error {
-	op := "allocate %q to " + fmt.Sprintf("%q", owner)
+	fail := func(err error) error {
+		return p.fail(fmt.Sprintf("allocate %q to %q", addr.String(), owner), err)
+	}
 	if !validOwner(owner) {
-		return p.errorf(op, addr, ErrInvalidOwner)
+		return fail(ErrInvalidOwner)
 	}
 	o, err := p.l.check(addr)
 	if err != nil {
-		return p.errorf(op, addr, err)
+		return fail(err)
 	}
 	if held, ok := p.owners.get(owner); ok {
 		if held == o {
 			return nil
 		}
-		return p.errorf(op, addr, fmt.Errorf("%q holds %s: %w", owner, p.l.addr(held), ErrOwnerHasAddr))
+		return fail(fmt.Errorf("%q holds %s: %w", owner, p.l.addr(held), ErrOwnerHasAddr))
 	}
 	if other, ok := p.t.owner(o); ok {
-		return p.errorf(op, addr, fmt.Errorf("held by %q: %w", other, ErrInUse))
+		return fail(fmt.Errorf("held by %q: %w", other, ErrInUse))
 	}
 	p.take(o, owner)
 	return nil
@@ -154,11 +152,11 @@ func (p *Pool) AllocateAddr(addr netip.Addr, owner string) error {
 func (p *Pool) Release(addr netip.Addr) (owner string, err error) {
 	o, err := p.l.check(addr)
 	if err != nil {
-		return "", p.errorf("release %q", addr, fmt.Errorf("%w: %w", err, ErrNotAllocated))
+		return "", p.fail(fmt.Sprintf("release %q", addr.String()), fmt.Errorf("%w: %w", err, ErrNotAllocated))
 	}
 	owner, ok := p.t.remove(o)
 	if !ok {
-		return "", p.errorf("release %q", addr, ErrNotAllocated)
+		return "", p.fail(fmt.Sprintf("release %q", addr.String()), ErrNotAllocated)
 	}
 	p.forget(o, owner)
 	return owner, nil
@@ -187,8 +185,8 @@ func (p *Pool) ReleaseOwner(owner string) (addr netip.Addr, ok bool) {
 // Lookup returns the owner of addr; ok is false if addr is not allocated.
 // It does not allocate.
 func (p *Pool) Lookup(addr netip.Addr) (owner string, ok bool) {
-	o, err := p.l.offset(addr)
-	if err != nil {
+	o, ok := p.l.offset(addr)
+	if !ok {
 		return "", false
 	}
 	return p.t.owner(o)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"runtime"
 	"testing"
 
 	"go4.org/netipx"
@@ -206,13 +207,14 @@ func TestLookupAndAddrOfMiss(t *testing.T) {
 // and Allocate of an existing owner string allocate nothing.
 func TestSteadyStateDoesNotAllocate(t *testing.T) {
 	for _, tt := range []struct {
-		name   string
-		spec   Spec
-		filled int
+		name     string
+		spec     Spec
+		filled   int
+		restored bool
 	}{
-		{"/18 90% full", Spec{Prefix: mpp("10.0.0.0/18")}, 14700},
-		{"/24 one owner", Spec{Prefix: mpp("10.0.0.0/24")}, 1},
-		{"/16 sequential", Spec{Prefix: mpp("10.0.0.0/16"), Strategy: Sequential}, 1000},
+		{"/18 90% full", Spec{Prefix: mpp("10.0.0.0/18")}, 14700, false},
+		{"/18 restored 90% full", Spec{Prefix: mpp("10.0.0.0/18")}, 16300, true},
+		{"/24 one owner", Spec{Prefix: mpp("10.0.0.0/24")}, 1, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := mustNew(t, tt.spec)
@@ -223,8 +225,28 @@ func TestSteadyStateDoesNotAllocate(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if tt.restored {
+				// Restored with one address in ten free: Allocate must fit
+				// in the leaves Restore built.
+				snap := p.Snapshot()
+				kept := snap.Allocations[:0]
+				for i, a := range snap.Allocations {
+					if i%10 != 3 {
+						kept = append(kept, a)
+					}
+				}
+				snap.Allocations = kept
+				var err error
+				if p, _, err = Restore(snap); err != nil {
+					t.Fatal(err)
+				}
+				owners = owners[:0]
+				for _, a := range kept {
+					owners = append(owners, a.Owner)
+				}
+			}
 			i := 0
-			allocs := testing.AllocsPerRun(1000, func() {
+			allocs := mallocs(1000, func() {
 				owner := owners[i*7919%len(owners)]
 				i++
 				a, _ := p.AddrOf(owner)
@@ -236,8 +258,79 @@ func TestSteadyStateDoesNotAllocate(t *testing.T) {
 				}
 			})
 			if allocs != 0 {
-				t.Fatalf("Release+Allocate: %v allocations per run, want 0", allocs)
+				t.Fatalf("Release+Allocate: %d allocations in 1000 runs, want 0", allocs)
 			}
 		})
 	}
+}
+
+func TestErrorQuotesOddOwners(t *testing.T) {
+	p := mustNew(t, smallSpec())
+	err := p.AllocateAddr(mpa("10.0.0.3"), "vm %d\n")
+	if want := `ipam: allocate "10.0.0.3" to "vm %d\n" in 10.0.0.0/29: address excluded`; err == nil || err.Error() != want {
+		t.Fatalf("error = %q, want %q", err, want)
+	}
+}
+
+// TestReadsDoNotAllocate: the read paths allocate nothing, in range or not.
+func TestReadsDoNotAllocate(t *testing.T) {
+	p := mustNew(t, smallSpec())
+	p.Allocate("a")
+	for name, f := range map[string]func(){
+		"Lookup":           func() { p.Lookup(mpa("10.0.0.2")) },
+		"Lookup outside":   func() { p.Lookup(mpa("192.0.2.1")) },
+		"Lookup zero addr": func() { p.Lookup(netip.Addr{}) },
+		"AddrOf":           func() { p.AddrOf("a") },
+		"Check":            func() { p.Check(mpa("10.0.0.5")) },
+		"Stats":            func() { p.Stats() },
+		"Allocate held":    func() { p.Allocate("a") },
+		"AllocateAddr same": func() {
+			p.AllocateAddr(mpa("10.0.0.2"), "a")
+		},
+	} {
+		if n := mallocs(100, f); n != 0 {
+			t.Errorf("%s: %d allocations in 100 runs, want 0", name, n)
+		}
+	}
+}
+
+// TestSequentialAllocatesLittle: Sequential walks through the range, so it
+// materializes new leaves as it goes and drops emptied ones (one is kept for
+// reuse); that costs a few allocations per 64 addresses, no more.
+func TestSequentialAllocatesLittle(t *testing.T) {
+	p := mustNew(t, Spec{Prefix: mpp("10.0.0.0/16"), Strategy: Sequential})
+	owners := make([]string, 1000)
+	for i := range owners {
+		owners[i] = fmt.Sprint("owner-", i)
+		if _, err := p.Allocate(owners[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	i := 0
+	n := mallocs(1000, func() {
+		owner := owners[i*7919%len(owners)]
+		i++
+		p.ReleaseOwner(owner)
+		if _, err := p.Allocate(owner); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n > 250 {
+		t.Fatalf("Sequential Release+Allocate: %d allocations in 1000 runs, want at most 250", n)
+	}
+}
+
+// mallocs returns the number of heap allocations of runs calls of f (after
+// one warm-up call). Unlike testing.AllocsPerRun it does not round an
+// average down to zero.
+func mallocs(runs int, f func()) uint64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	f()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return after.Mallocs - before.Mallocs
 }

@@ -186,7 +186,7 @@ func ParseAllocated(spec Spec, m map[string]string) (Snapshot, []Problem) {
 
 // excludes reports whether one of the spec's Exclude ranges holds a.
 func (l *layout) excludes(a netip.Addr) bool {
-	if o, err := l.offset(a); err == nil {
+	if o, ok := l.offset(a); ok {
 		return l.inExclude(o) // the clipped ranges are exact inside [Start, End]
 	}
 	for _, r := range l.spec.Exclude {
@@ -199,7 +199,7 @@ func (l *layout) excludes(a netip.Addr) bool {
 
 // reserves reports whether a is one of the spec's Reserved addresses.
 func (l *layout) reserves(a netip.Addr) bool {
-	if o, err := l.offset(a); err == nil {
+	if o, ok := l.offset(a); ok {
 		return l.inReserved(o)
 	}
 	return slices.Contains(l.spec.Reserved, a)

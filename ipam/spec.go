@@ -19,7 +19,7 @@ import (
 // (RFC 6164). Exclude ranges and Reserved addresses must lie inside the
 // prefix; the parts of them outside [Start, End] are ignored.
 type Spec struct {
-	Prefix   netip.Prefix     // required, canonical (masked), no IPv4-mapped IPv6 confusion: its family is the pool's
+	Prefix   netip.Prefix     // required, canonical (masked); its family is the pool's (an IPv4-mapped IPv6 prefix is IPv6)
 	Start    netip.Addr       // optional first allocatable address (zero: the first usable address)
 	End      netip.Addr       // optional last allocatable address (zero: the last usable address)
 	Exclude  []netipx.IPRange // never allocated; counted as excluded
@@ -227,29 +227,28 @@ func (l *layout) inReserved(o u128.U128) bool {
 	return found
 }
 
-// offset returns a's offset, or an error wrapping ErrOutOfRange. It does
-// not allocate on success.
-func (l *layout) offset(a netip.Addr) (u128.U128, error) {
+// offset returns a's offset, if a is in [Start, End]. It does not allocate.
+func (l *layout) offset(a netip.Addr) (u128.U128, bool) {
 	if !a.IsValid() || a.Zone() != "" || a.Is4() != l.is4 {
-		return u128.U128{}, fmt.Errorf("not an address of %s: %w", l.spec.Prefix, ErrOutOfRange)
+		return u128.U128{}, false
 	}
 	o := u128.FromAddr(a).Sub(l.first)
-	if l.max.Less(o) {
-		return u128.U128{}, fmt.Errorf("outside %s: %w", l.rangeString(), ErrOutOfRange)
-	}
-	return o, nil
+	return o, !l.max.Less(o)
 }
 
-// check returns the reason a can never be allocated, or nil.
+// check returns a's offset, or the reason a can never be allocated: an
+// error wrapping ErrOutOfRange, ErrReserved or ErrExcluded. It allocates
+// only to build an error.
 func (l *layout) check(a netip.Addr) (u128.U128, error) {
-	o, err := l.offset(a)
-	if err != nil {
-		return o, err
-	}
-	if l.inReserved(o) {
+	o, ok := l.offset(a)
+	switch {
+	case !ok && (!a.IsValid() || a.Zone() != "" || a.Is4() != l.is4):
+		return o, fmt.Errorf("not an address of %s: %w", l.spec.Prefix, ErrOutOfRange)
+	case !ok:
+		return o, fmt.Errorf("outside %s: %w", l.rangeString(), ErrOutOfRange)
+	case l.inReserved(o):
 		return o, ErrReserved
-	}
-	if l.inExclude(o) {
+	case l.inExclude(o):
 		return o, ErrExcluded
 	}
 	return o, nil

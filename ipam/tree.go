@@ -213,7 +213,9 @@ func (t *tree) fillLeaf(run []entry) {
 		}
 		n = n.child(d)
 	}
-	n.owners = slices.Grow(n.owners, len(run))
+	// Capacity as append would grow it, so that a later Allocate into this
+	// leaf does not reallocate at once (a leaf never holds more than 64).
+	n.owners = slices.Grow(n.owners, 1<<bits.Len(uint(len(run)-1)))
 	for _, e := range run {
 		bit := uint64(1) << (e.o.Lo & 63)
 		n.present |= bit
