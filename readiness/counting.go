@@ -3,6 +3,8 @@ package readiness
 import (
 	"net/netip"
 	"strconv"
+
+	"github.com/vmnetkit/vmnetkit/internal/hwaddr"
 )
 
 // evaluateCounting applies the legacy counting rule exactly as deployed:
@@ -68,7 +70,7 @@ func evaluateCounting(in Input) Verdict {
 	var items []string
 	for i, d := range in.Devices {
 		dv := DeviceVerdict{Index: i, MAC: d.MAC, Match: matches[i].how}
-		if m, ok := canonicalMAC(d.MAC); ok {
+		if m, ok := hwaddr.Canonical(d.MAC); ok {
 			dv.MAC = m
 		}
 		for _, j := range matches[i].nics {

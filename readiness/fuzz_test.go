@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/vmnetkit/vmnetkit/internal/hwaddr"
 )
 
 func FuzzParseStaticAddr(f *testing.F) {
@@ -75,17 +77,17 @@ func FuzzParseDevice(f *testing.F) {
 	})
 }
 
-// FuzzCanonicalMAC checks canonicalMAC against the standard library, which
-// accepts the same three forms for 6-byte MACs.
+// FuzzCanonicalMAC checks the MAC spelling readiness matches NICs by against
+// the standard library, which accepts the same forms for 6-byte MACs.
 func FuzzCanonicalMAC(f *testing.F) {
 	for _, s := range []string{"52:54:00:12:34:56", "52-54-00-AB-CD-EF", "5254.00ab.cdef", "5254.00ab.cdef.0102", "52:54:00:12:34", "", "zz:zz:zz:zz:zz:zz"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := canonicalMAC(s)
+		got, ok := hwaddr.Canonical(s)
 		want, wantOK := modelMAC(s)
 		if got != want || ok != wantOK {
-			t.Fatalf("canonicalMAC(%q) = %q, %t; net.ParseMAC says %q, %t", s, got, ok, want, wantOK)
+			t.Fatalf("hwaddr.Canonical(%q) = %q, %t; net.ParseMAC says %q, %t", s, got, ok, want, wantOK)
 		}
 	})
 }

@@ -13,7 +13,8 @@ import "net/netip"
 type Device struct {
 	// MAC identifies the device's NIC in the hypervisor's report. Optional:
 	// without it the device is matched to the NIC at the same index. Any of
-	// aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF and aabb.ccdd.eeff, any case.
+	// aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff or aabbccddeeff, any
+	// case (the spellings leasestore.ParseMAC accepts).
 	MAC   string
 	DHCP4 bool
 	DHCP6 bool

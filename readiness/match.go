@@ -1,5 +1,7 @@
 package readiness
 
+import "github.com/vmnetkit/vmnetkit/internal/hwaddr"
+
 // nicMatch is the set of reported NICs that belong to one device.
 type nicMatch struct {
 	how  Match
@@ -19,7 +21,7 @@ func keyOf(s string) macKey {
 	if s == "" {
 		return macKey{}
 	}
-	m, ok := canonicalMAC(s)
+	m, ok := hwaddr.Canonical(s)
 	return macKey{has: true, valid: ok, mac: m}
 }
 

@@ -1,6 +1,10 @@
 package readiness
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/vmnetkit/vmnetkit/internal/hwaddr"
+)
 
 func TestMatching(t *testing.T) {
 	tests := []struct {
@@ -111,7 +115,7 @@ func TestCanonicalMAC(t *testing.T) {
 		{"5254.00ab.cdef", "52:54:00:ab:cd:ef", true},
 		{"5254.00AB.CDEF", "52:54:00:ab:cd:ef", true},
 		{"", "", false},
-		{"525400abcdef", "", false},
+		{"525400abcdef", "52:54:00:ab:cd:ef", true},
 		{"52:54:00-ab-cd-ef", "", false},
 		{"52:54:00:ab:cd:eg", "", false},
 		{"52:54:00:ab:cd:ef:01", "", false},
@@ -122,9 +126,9 @@ func TestCanonicalMAC(t *testing.T) {
 		{"00:00:5e:00:53:01:02:03", "", false},
 	}
 	for _, tt := range tests {
-		got, ok := canonicalMAC(tt.in)
+		got, ok := hwaddr.Canonical(tt.in)
 		if got != tt.want || ok != tt.ok {
-			t.Errorf("canonicalMAC(%q) = %q, %t; want %q, %t", tt.in, got, ok, tt.want, tt.ok)
+			t.Errorf("hwaddr.Canonical(%q) = %q, %t; want %q, %t", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
 }

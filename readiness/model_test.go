@@ -10,13 +10,8 @@ import (
 // test checks Evaluate against them.
 
 // modelMAC is a MAC as the standard library reads it, for an oracle
-// independent of canonicalMAC. net.ParseMAC also accepts bare hex digits,
-// which this package does not (like leasestore, it takes only the three
-// separated forms), so the model requires a separator.
+// independent of internal/hwaddr.
 func modelMAC(s string) (string, bool) {
-	if len(s) < 5 || s[2] != ':' && s[2] != '-' && s[4] != '.' {
-		return "", false
-	}
 	hw, err := net.ParseMAC(s)
 	if err != nil || len(hw) != 6 {
 		return "", false

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/vmnetkit/vmnetkit/internal/hwaddr"
 )
 
 // Device types accepted by [ParseDevice], Cluster API style. They are
@@ -29,7 +31,7 @@ const (
 
 // ParseDevice builds a Device from a Cluster API style spec: a type string
 // (one of the Type constants, exactly), a MAC ("" for none; else
-// aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF or aabb.ccdd.eeff in any case) and
+// aa:bb:cc:dd:ee:ff, AA-BB-CC-DD-EE-FF, aabb.ccdd.eeff or aabbccddeeff in any case) and
 // static addresses, each "10.1.1.1" or "10.1.1.1/24" (see [ParseStaticAddr]).
 //
 // The returned Device holds the MAC in lowercase colon form and the static
@@ -59,7 +61,7 @@ func ParseDevice(typ, mac string, static []string) (Device, error) {
 		return Device{}, fmt.Errorf("readiness: parse device type %q: %w (want one of %s)", typ, ErrUnknownType, strings.Join(allTypes[:], ", "))
 	}
 	if mac != "" {
-		m, ok := canonicalMAC(mac)
+		m, ok := hwaddr.Canonical(mac)
 		if !ok {
 			return Device{}, fmt.Errorf("readiness: parse device MAC %q: %w", mac, ErrInvalidMAC)
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+
+	"github.com/vmnetkit/vmnetkit/internal/hwaddr"
 )
 
 // validate checks the devices for Strict and returns each device's MAC in
@@ -21,7 +23,7 @@ func validate(devs []Device) ([]string, []Problem) {
 	staticOwner := map[netip.Addr]int{}
 	for i, d := range devs {
 		if d.MAC != "" {
-			m, ok := canonicalMAC(d.MAC)
+			m, ok := hwaddr.Canonical(d.MAC)
 			switch first, dup := macOwner[m]; {
 			case !ok:
 				problems = append(problems, Problem{i, fmt.Errorf("MAC %q: %w", d.MAC, ErrInvalidMAC)})
