@@ -36,7 +36,7 @@ func run() error {
 		leaderNamespace = flag.String("leader-election-namespace", "", "namespace of the leader election lease (default: the in-cluster namespace)")
 		namespace       = flag.String("namespace", "", "watch only this namespace (default: all)")
 		epoch           = flag.String("epoch", "", "this process's cache epoch (default: random; set only in tests)")
-		concurrency     = flag.Int("concurrent-claims", 4, "VMNetworkConfigs reconciled at once")
+		concurrency     = flag.Int("concurrent-claims", 8, "VMNetworkConfigs reconciled at once")
 	)
 	// -kubeconfig is registered by controller-runtime's config package.
 	logConfig := textlogger.NewConfig()

@@ -65,47 +65,90 @@ func (w *poolWriter) release(ctx context.Context, key types.NamespacedName, mac 
 	return err
 }
 
-// change applies fn to a clone of the pool's cache and, if fn changed it,
-// writes the clone's allocations into the pool's status with the
-// resourceVersion the cache was restored from. Only after the write succeeded
-// does the clone replace the cache, so the cache never holds what the API
-// server refused. On a conflict, the cache is rebuilt from the pool as the API
-// server now has it and fn runs again on the fresh state: an address a newer
-// status gives to another MAC is never handed out.
+// change is one claim's change to a pool's allocations, queued on the
+// pool's entry until a flush carries it out.
+type change struct {
+	fn   func(*ipam.Pool) (netip.Addr, bool, error) // changes the pool; reports the address and whether it changed anything
+	addr netip.Addr
+	err  error
+	done bool // guarded by poolEntry.mu
+}
+
+// change runs fn on the pool key as part of the next flush and returns its
+// outcome. Claims reconciled at the same time share one status write.
 func (w *poolWriter) change(ctx context.Context, key types.NamespacedName, fn func(*ipam.Pool) (netip.Addr, bool, error)) (netip.Addr, error) {
 	e := w.cache.get(key)
 	if e == nil {
 		return netip.Addr{}, w.notReady(ctx, key, "not observed by this process yet")
 	}
+	c := &change{fn: fn}
+	e.queue(c)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if !c.done { // else a flush by another claim carried it out
+		w.flush(ctx, key, e)
+	}
+	return c.addr, c.err
+}
+
+// flush applies every queued change to a clone of the pool's cache and, if
+// any changed it, writes the clone's allocations into the pool's status with
+// the resourceVersion the cache was restored from. Only after the write
+// succeeded does the clone replace the cache, so the cache never holds what
+// the API server refused. On a conflict, the cache is rebuilt from the pool
+// as the API server now has it and the changes run again on the fresh state:
+// an address a newer status gives to another MAC is never handed out.
+// The caller holds e.mu.
+func (w *poolWriter) flush(ctx context.Context, key types.NamespacedName, e *poolEntry) {
+	batch := e.dequeue()
+	fail := func(err error) {
+		for _, c := range batch {
+			if c.err == nil {
+				c.addr, c.err = netip.Addr{}, err
+			}
+		}
+	}
+	defer func() {
+		for _, c := range batch {
+			c.done = true
+		}
+	}()
 	for attempt := 1; ; attempt++ {
 		if !e.ready() {
-			return netip.Addr{}, w.notReady(ctx, key, "cache "+e.machine.State().String())
+			fail(w.notReady(ctx, key, "cache "+e.machine.State().String()))
+			return
 		}
 		next := e.pool.Clone()
-		addr, changed, err := fn(next)
-		if err != nil || !changed {
-			return addr, err
+		changed := false
+		for _, c := range batch {
+			var ok bool
+			c.addr, ok, c.err = c.fn(next)
+			changed = changed || (ok && c.err == nil)
+		}
+		if !changed {
+			return
 		}
 		upd := e.obj.DeepCopy()
 		writeStats(&upd.Status, next)
-		err = w.client.Status().Update(ctx, upd)
+		err := w.client.Status().Update(ctx, upd)
 		if err == nil {
 			e.obj, e.pool = upd, next
-			return addr, nil
+			return
 		}
 		if !apierrors.IsConflict(err) {
-			return netip.Addr{}, fmt.Errorf("write status of pool %s: %w", key, err)
+			fail(fmt.Errorf("write status of pool %s: %w", key, err))
+			return
 		}
 		if attempt == maxWriteAttempts {
-			return netip.Addr{}, fmt.Errorf("write status of pool %s: %d conflicts in a row: %w", key, attempt, err)
+			fail(fmt.Errorf("write status of pool %s: %d conflicts in a row: %w", key, attempt, err))
+			return
 		}
 		// Another writer is active: step aside for a random moment, so two
 		// processes that keep colliding fall out of step.
 		time.Sleep(rand.N(time.Duration(attempt) * 2 * time.Millisecond))
 		if err := w.refresh(ctx, key, e); err != nil {
-			return netip.Addr{}, err
+			fail(err)
+			return
 		}
 	}
 }

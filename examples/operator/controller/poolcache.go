@@ -25,6 +25,25 @@ type poolEntry struct {
 	// while there is no cache (not built, dropped, paused).
 	obj  *v1alpha1.IPPool
 	pool *ipam.Pool
+
+	qmu    sync.Mutex // guards queued, which is filled without holding mu
+	queued []*change
+}
+
+// queue adds c to the changes the next flush carries out.
+func (e *poolEntry) queue(c *change) {
+	e.qmu.Lock()
+	e.queued = append(e.queued, c)
+	e.qmu.Unlock()
+}
+
+// dequeue takes every queued change.
+func (e *poolEntry) dequeue() []*change {
+	e.qmu.Lock()
+	defer e.qmu.Unlock()
+	b := e.queued
+	e.queued = nil
+	return b
 }
 
 // ready reports whether claims may be served from the entry's pool: the

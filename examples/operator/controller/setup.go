@@ -33,7 +33,8 @@ type Options struct {
 	Now func() time.Time
 
 	// MaxConcurrentClaims is how many VMNetworkConfigs are reconciled at
-	// once. Zero: 4. Allocations in one pool are serialized whatever it is.
+	// once. Zero: 8. Allocations in one pool are serialized, and those that
+	// arrive together share one status write.
 	MaxConcurrentClaims int
 
 	// RetryWaiting is how soon a claim that waits (for its pool's cache, or
@@ -62,7 +63,7 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 		opts.Now = time.Now
 	}
 	if opts.MaxConcurrentClaims <= 0 {
-		opts.MaxConcurrentClaims = 4
+		opts.MaxConcurrentClaims = 8
 	}
 	if opts.RetryWaiting <= 0 {
 		opts.RetryWaiting = 2 * time.Second
