@@ -3,15 +3,23 @@
 //
 //	kubectl apply -f examples/operator/config/crd
 //	go run ./examples/operator -kubeconfig ~/.kube/config
+//
+// Without -kubeconfig it uses $KUBECONFIG, the in-cluster config, or
+// ~/.kube/config, in that order.
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -22,27 +30,35 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	err := run(ctrl.SetupSignalHandler(), os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "operator:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
+// run parses args, starts the manager and blocks until ctx is done.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	var (
-		metricsAddr     = flag.String("metrics-bind-address", "0", `address the metrics endpoint binds to, such as ":8080"; "0" turns it off`)
-		probeAddr       = flag.String("health-probe-bind-address", "0", `address the /healthz and /readyz endpoints bind to; "0" turns them off`)
-		leaderElect     = flag.Bool("leader-elect", false, "elect a leader so that only one replica hands out addresses")
-		leaderNamespace = flag.String("leader-election-namespace", "", "namespace of the leader election lease (default: the in-cluster namespace)")
-		namespace       = flag.String("namespace", "", "watch only this namespace (default: all)")
-		epoch           = flag.String("epoch", "", "this process's cache epoch (default: random; set only in tests)")
-		concurrency     = flag.Int("concurrent-claims", 8, "VMNetworkConfigs reconciled at once")
+		kubeconfig      = fs.String("kubeconfig", "", "path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
+		metricsAddr     = fs.String("metrics-bind-address", "0", `address the metrics endpoint binds to, such as ":8080"; "0" turns it off`)
+		probeAddr       = fs.String("health-probe-bind-address", "0", `address the /healthz and /readyz endpoints bind to; "0" turns them off`)
+		leaderElect     = fs.Bool("leader-elect", false, "elect a leader so that only one replica hands out addresses")
+		leaderNamespace = fs.String("leader-election-namespace", "", "namespace of the leader election lease (default: the in-cluster namespace)")
+		namespace       = fs.String("namespace", "", "watch only this namespace (default: all)")
+		epoch           = fs.String("epoch", "", "this process's cache epoch (default: random; set only in tests)")
+		concurrency     = fs.Int("concurrent-claims", 8, "VMNetworkConfigs reconciled at once")
 	)
-	// -kubeconfig is registered by controller-runtime's config package.
-	logConfig := textlogger.NewConfig()
-	logConfig.AddFlags(flag.CommandLine) // -v, -vmodule
-	flag.Parse()
-	ctrl.SetLogger(textlogger.NewLogger(logConfig))
+	logConfig := textlogger.NewConfig(textlogger.Output(stderr))
+	logConfig.AddFlags(fs) // -v, -vmodule
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -51,7 +67,15 @@ func run() error {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		return err
 	}
-	cfg, err := ctrl.GetConfig()
+	var (
+		cfg *rest.Config
+		err error
+	)
+	if *kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	} else {
+		cfg, err = ctrl.GetConfig()
+	}
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
 	}
@@ -68,6 +92,8 @@ func run() error {
 	if *namespace != "" {
 		opts.Cache.DefaultNamespaces = map[string]cache.Config{*namespace: {}}
 	}
+	// controller-runtime's logger is process-wide and keeps the first one set.
+	ctrl.SetLogger(textlogger.NewLogger(logConfig))
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)
@@ -77,5 +103,5 @@ func run() error {
 		return err
 	}
 	ctrl.Log.WithName("operator").Info("starting", "epoch", ep, "leaderElection", *leaderElect)
-	return mgr.Start(ctrl.SetupSignalHandler())
+	return mgr.Start(ctx)
 }
