@@ -46,8 +46,9 @@ type Reconciler struct {
 	Now func() time.Time
 
 	// PendingRequeue, when positive, asks to be called again after that
-	// long while the machine is not ready: needed with a Hypervisor that
-	// is polled rather than watched. Zero relies on watches alone.
+	// long while the machine waits for addresses (not for an invalid spec
+	// to be fixed): needed with a Hypervisor that is polled rather than
+	// watched. Zero relies on watches alone.
 	PendingRequeue time.Duration
 }
 
@@ -95,7 +96,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return reconcile.Result{}, fmt.Errorf("provider: %s: update status: %w", req.NamespacedName, err)
 		}
 	}
-	if !v.Ready && r.PendingRequeue > 0 {
+	// An invalid spec waits for a spec change, which the watch delivers.
+	if !v.Ready && v.Reason != readiness.ReasonInvalidNetworkSpec && r.PendingRequeue > 0 {
 		return reconcile.Result{RequeueAfter: r.PendingRequeue}, nil
 	}
 	return reconcile.Result{}, nil

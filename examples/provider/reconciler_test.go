@@ -166,10 +166,13 @@ func TestReconcileInvalidSpec(t *testing.T) {
 	w := world{t: t, c: c, ns: ns}
 	clock := newFakeClock()
 	r, _ := w.adapter(clock)
+	r.PendingRequeue = 10 * time.Second
 	name := ns + "-vm"
 	w.createMachine(name, []NetworkDevice{device("ipv4_dhcp", mac0)})
 	w.reportNICs(name, []NICStatus{nic(mac0, "10.0.0.5")})
-	w.reconcile(r, name)
+	if res := w.reconcile(r, name); res != (reconcile.Result{}) {
+		t.Errorf("invalid spec: result %+v, want no requeue (waiting will not fix it)", res)
+	}
 	got := w.getMachine(name)
 	want := wantStatus{
 		Addresses: wantAddresses(name, nil),
