@@ -44,6 +44,11 @@ type tree struct {
 	root   *node
 	levels uint  // the root is at level levels-1, the leaves at level 0
 	spare  *node // a pruned leaf kept for reuse, so alternating Allocate and Release does not allocate
+	// hot is the leaf of the last insert (nil once pruned) and hotKey its
+	// offsets >> 6: consecutive allocations in one leaf, the common case,
+	// skip both descents.
+	hot    *node
+	hotKey u128.U128
 }
 
 // digitBase returns o with its digits below level replaced by d and zeros.
@@ -167,6 +172,17 @@ func (t *tree) owner(o u128.U128) (string, bool) {
 
 // insert allocates the free, unblocked offset o to owner.
 func (t *tree) insert(o u128.U128, owner string) {
+	key := o.Rsh(6)
+	if n := t.hot; n != nil && key == t.hotKey {
+		d := o.Digit(0)
+		bit := uint64(1) << d
+		if n.full|bit != allOnes { // the leaf stays not full: no parent to update
+			n.owners = slices.Insert(n.owners, n.rank(d), owner)
+			n.present |= bit
+			n.full |= bit
+			return
+		}
+	}
 	var path [maxLevels]*node
 	n := t.root
 	for level := t.levels - 1; level > 0; level-- {
@@ -185,6 +201,7 @@ func (t *tree) insert(o u128.U128, owner string) {
 		}
 		n = n.child(d)
 	}
+	t.hot, t.hotKey = n, key
 	d := o.Digit(0)
 	bit := uint64(1) << d
 	n.owners = slices.Insert(n.owners, n.rank(d), owner)
@@ -263,6 +280,9 @@ func (t *tree) remove(o u128.U128) (string, bool) {
 			if level == 1 {
 				n.owners = n.owners[:0]
 				t.spare = n
+				if t.hot == n {
+					t.hot = nil
+				}
 			}
 			r := p.rank(pd)
 			p.kids = slices.Delete(p.kids, r, r+1)
@@ -276,6 +296,11 @@ func (t *tree) remove(o u128.U128) (string, bool) {
 
 // nextFree returns the lowest free offset >= from, if any.
 func (t *tree) nextFree(from u128.U128) (u128.U128, bool) {
+	if n := t.hot; n != nil && from.Rsh(6) == t.hotKey {
+		if m := n.full | (1<<from.Digit(0) - 1); m != allOnes {
+			return digitBase(from, 0, uint(bits.TrailingZeros64(^m))), true
+		}
+	}
 	var path [maxLevels]*node
 	n := t.root
 	level := t.levels - 1
