@@ -13,6 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -55,10 +56,12 @@ func TestRunFlags(t *testing.T) {
 }
 
 // TestRun runs the command as a user would, with -kubeconfig, against a real
-// API server, and applies the README's samples.
+// API server, and applies the README's samples. The command runs as a user
+// that has only the generated role (config/rbac), so the role is checked too.
 func TestRun(t *testing.T) {
 	cfg := kubetest.Start(t, filepath.Join("config", "crd"))
-	kubeconfig := writeKubeconfig(t, cfg)
+	const user = "vmnetkit-operator-test"
+	kubeconfig := writeKubeconfig(t, cfg, user)
 
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
@@ -74,6 +77,24 @@ func TestRun(t *testing.T) {
 	ctx := context.Background()
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "vms"}}); err != nil {
 		t.Fatal(err)
+	}
+	role := &rbacv1.ClusterRole{}
+	data, err := os.ReadFile(filepath.Join("config", "rbac", "role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(data, role); err != nil {
+		t.Fatalf("role.yaml: %v", err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+	}
+	for _, obj := range []client.Object{role, binding} {
+		if err := c.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
 	}
 	pool, claim := &v1alpha1.IPPool{}, &v1alpha1.VMNetworkConfig{}
 	for file, obj := range map[string]client.Object{"ippool.yaml": pool, "vmnetworkconfig.yaml": claim} {
@@ -109,7 +130,10 @@ func TestRun(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			cancel()
-			<-done
+			select { // a manager whose caches never synced may not stop at once
+			case <-done:
+			case <-time.After(30 * time.Second):
+			}
 			t.Fatalf("the claim got no addresses: status %+v; operator log:\n%s", got.Status, stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -127,13 +151,16 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// writeKubeconfig writes cfg (an envtest admin's: client certificates) as a
-// kubeconfig file and returns its path.
-func writeKubeconfig(t *testing.T, cfg *rest.Config) string {
+// writeKubeconfig writes cfg (an envtest admin's: client certificates),
+// impersonating user, as a kubeconfig file and returns its path.
+func writeKubeconfig(t *testing.T, cfg *rest.Config, user string) string {
 	t.Helper()
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken}
+	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken,
+		Impersonate: user,
+	}
 	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
 	kc.CurrentContext = "envtest"
 	path := filepath.Join(t.TempDir(), "kubeconfig")

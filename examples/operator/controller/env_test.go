@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -29,7 +30,9 @@ var (
 func apiServer(t *testing.T) *rest.Config {
 	t.Helper()
 	envOnce.Do(func() {
+		start := time.Now()
 		envCfg, envStop, envErr = kubetest.StartMain(filepath.Join("..", "config", "crd"))
+		t.Logf("started kube-apiserver and etcd in %v", time.Since(start).Round(time.Millisecond))
 	})
 	if envErr != nil {
 		t.Fatal(envErr)

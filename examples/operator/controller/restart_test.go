@@ -113,9 +113,7 @@ func hasLast(got []poolEvent, e poolEvent) bool {
 // 200 claims at once, a restart that must not trust the old process's
 // CacheReady, then 50 more claims and 50 deletions at once.
 func TestRestart(t *testing.T) {
-	start := time.Now()
 	cfg := apiServer(t)
-	t.Logf("kube-apiserver and etcd ready after %v", time.Since(start).Round(time.Millisecond))
 	c := newClient(t, cfg)
 	ctx := context.Background()
 	const ns = "restart"

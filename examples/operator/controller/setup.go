@@ -53,6 +53,17 @@ func NewEpoch() string {
 	return hex.EncodeToString(b[:])
 }
 
+// The permissions the reconcilers need (config/rbac/role.yaml is generated
+// from these markers; leases are for -leader-elect):
+//
+// +kubebuilder:rbac:groups=network.vmnetkit.dev,resources=ippools,verbs=get;list;watch
+// +kubebuilder:rbac:groups=network.vmnetkit.dev,resources=ippools/status,verbs=get;update
+// +kubebuilder:rbac:groups=network.vmnetkit.dev,resources=vmnetworkconfigs,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=network.vmnetkit.dev,resources=vmnetworkconfigs/status,verbs=get;update
+// +kubebuilder:rbac:groups=network.vmnetkit.dev,resources=vmnetworkconfigs/finalizers,verbs=update
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
 // Setup registers the IPPool and VMNetworkConfig reconcilers with mgr and
 // returns the epoch they run with. mgr's scheme must know v1alpha1's types.
 func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
