@@ -106,11 +106,15 @@ func newClient(t *testing.T, cfg *rest.Config) client.WithWatch {
 	return c
 }
 
-func createNamespace(t *testing.T, c client.Client, name string) {
+// createNamespace creates a namespace named after prefix, new for each run
+// of a test (-count) on the shared API server, and returns its name.
+func createNamespace(t *testing.T, c client.Client, prefix string) string {
 	t.Helper()
-	if err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if err := c.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
+	return ns.Name
 }
 
 // eventually polls cond until it returns true, failing t with cond's last

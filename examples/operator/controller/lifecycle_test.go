@@ -20,8 +20,7 @@ func TestLifecycle(t *testing.T) {
 	cfg := apiServer(t)
 	c := newClient(t, cfg)
 	ctx := context.Background()
-	const ns = "lifecycle"
-	createNamespace(t, c, ns)
+	ns := createNamespace(t, c, "lifecycle")
 	// Four allocatable addresses: .3 to .6 (.2 is the server).
 	createPool(t, c, ns, "small", v1alpha1.IPPoolSpec{
 		Network: "vm-net", CIDR: "10.40.0.0/29", RangeStart: "10.40.0.2", RangeEnd: "10.40.0.6",

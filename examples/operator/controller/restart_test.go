@@ -116,8 +116,7 @@ func TestRestart(t *testing.T) {
 	cfg := apiServer(t)
 	c := newClient(t, cfg)
 	ctx := context.Background()
-	const ns = "restart"
-	createNamespace(t, c, ns)
+	ns := createNamespace(t, c, "restart")
 	createPool(t, c, ns, "net4", pool4)
 	createPool(t, c, ns, "net6", pool6)
 

@@ -18,8 +18,7 @@ func TestSamples(t *testing.T) {
 	cfg := apiServer(t)
 	c := newClient(t, cfg)
 	ctx := context.Background()
-	const ns = "samples"
-	createNamespace(t, c, ns)
+	ns := createNamespace(t, c, "samples")
 	pool := &v1alpha1.IPPool{}
 	claim := &v1alpha1.VMNetworkConfig{}
 	for file, obj := range map[string]client.Object{"ippool.yaml": pool, "vmnetworkconfig.yaml": claim} {

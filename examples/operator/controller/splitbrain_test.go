@@ -21,8 +21,7 @@ func TestSplitBrain(t *testing.T) {
 	cfg := apiServer(t)
 	c := newClient(t, cfg)
 	ctx := context.Background()
-	const ns = "splitbrain"
-	createNamespace(t, c, ns)
+	ns := createNamespace(t, c, "splitbrain")
 	createPool(t, c, ns, "shared", v1alpha1.IPPoolSpec{
 		Network: "vm-net", CIDR: "10.30.0.0/24", RangeStart: "10.30.0.2", RangeEnd: "10.30.0.254",
 		Exclude: []string{"10.30.0.64/27"}, ServerIP: "10.30.0.2", Router: "10.30.0.1",
