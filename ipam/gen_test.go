@@ -104,6 +104,15 @@ func genSpec(t *rapid.T) Spec {
 // interesting returns addresses worth probing in a pool for spec: the ends
 // of its range, the edges of its exclusions, its reservations.
 func interesting(m *model) []netip.Addr {
+	out := edges(m)
+	for a := range m.addrs {
+		out = append(out, a)
+	}
+	return out
+}
+
+// edges is interesting without the allocated addresses.
+func edges(m *model) []netip.Addr {
 	out := []netip.Addr{m.start, m.start.Next(), m.end, m.end.Prev(), m.start.Prev(), m.end.Next(), m.spec.Prefix.Addr()}
 	for _, r := range m.spec.Exclude {
 		out = append(out, r.From().Prev(), r.From(), r.To(), r.To().Next())
@@ -113,9 +122,6 @@ func interesting(m *model) []netip.Addr {
 		out = append(out, netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("::ffff:10.0.0.1"))
 	} else {
 		out = append(out, netip.MustParseAddr("10.0.0.1"), m.start.WithZone("eth0"))
-	}
-	for a := range m.addrs {
-		out = append(out, a)
 	}
 	valid := out[:0]
 	for _, a := range out {
