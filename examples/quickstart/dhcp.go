@@ -5,14 +5,11 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/netip"
 	"strings"
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
-	"github.com/vmnetkit/vmnetkit/ipam"
-	"go4.org/netipx"
 )
 
 // dhcpSection loads the pool of the ipam section into the DHCP agent, as
@@ -20,23 +17,12 @@ import (
 // handler in-process on one DISCOVER, and prints the OFFER it puts on the
 // wire.
 func dhcpSection(w io.Writer) error {
-	pool, err := ipam.New(ipam.Spec{
-		Prefix:   netip.MustParsePrefix("192.168.10.0/24"),
-		Start:    netip.MustParseAddr("192.168.10.1"),
-		End:      netip.MustParseAddr("192.168.10.200"),
-		Exclude:  []netipx.IPRange{netipx.MustParseIPRange("192.168.10.2-192.168.10.9")},
-		Reserved: []netip.Addr{netip.MustParseAddr("192.168.10.1")},
-	})
+	pool, err := labPool(3)
 	if err != nil {
 		return err
 	}
 	allocated := map[string]string{}
-	for i := range 3 {
-		mac := fmt.Sprintf("52:54:00:aa:bb:%02x", i+1)
-		addr, err := pool.Allocate(mac)
-		if err != nil {
-			return err
-		}
+	for addr, mac := range pool.All() {
 		allocated[addr.String()] = mac
 	}
 	obj := &agent.Pool{

@@ -9,20 +9,13 @@ import (
 	"strings"
 
 	"github.com/vmnetkit/vmnetkit/ipam"
-	"go4.org/netipx"
 )
 
 // ipamSection allocates addresses from an IPv4 pool with a range, an
 // excluded block and a reserved router, releases and re-allocates one,
 // restores the pool from its snapshot, then allocates from an IPv6 /64.
 func ipamSection(w io.Writer) error {
-	spec := ipam.Spec{
-		Prefix:   netip.MustParsePrefix("192.168.10.0/24"),
-		Start:    netip.MustParseAddr("192.168.10.1"),
-		End:      netip.MustParseAddr("192.168.10.200"),
-		Exclude:  []netipx.IPRange{netipx.MustParseIPRange("192.168.10.2-192.168.10.9")},
-		Reserved: []netip.Addr{netip.MustParseAddr("192.168.10.1")}, // the router
-	}
+	spec := labSpec()
 	pool, err := ipam.New(spec)
 	if err != nil {
 		return err
@@ -30,7 +23,7 @@ func ipamSection(w io.Writer) error {
 	fmt.Fprintf(w, "pool %s, range %s, excluded %s, router %s reserved\n",
 		spec.Prefix, pool.Range(), spec.Exclude[0], spec.Reserved[0])
 	for i := range 5 {
-		mac := fmt.Sprintf("52:54:00:aa:bb:%02x", i+1)
+		mac := labMAC(i + 1)
 		addr, err := pool.Allocate(mac)
 		if err != nil {
 			return err

@@ -6,29 +6,16 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
-	"go4.org/netipx"
 )
 
 // leasestoreSection builds the DHCP lease table from the pool of the ipam
 // section, gives one VM a new NIC (a new MAC on the same address), and
 // prints the plan an agent applies.
 func leasestoreSection(w io.Writer) error {
-	pool, err := ipam.New(ipam.Spec{
-		Prefix:   netip.MustParsePrefix("192.168.10.0/24"),
-		Start:    netip.MustParseAddr("192.168.10.1"),
-		End:      netip.MustParseAddr("192.168.10.200"),
-		Exclude:  []netipx.IPRange{netipx.MustParseIPRange("192.168.10.2-192.168.10.9")},
-		Reserved: []netip.Addr{netip.MustParseAddr("192.168.10.1")},
-	})
+	pool, err := labPool(3)
 	if err != nil {
 		return err
-	}
-	for i := range 3 {
-		if _, err := pool.Allocate(fmt.Sprintf("52:54:00:aa:bb:%02x", i+1)); err != nil {
-			return err
-		}
 	}
 	// Options hold addresses only: the agent resolved any names before.
 	opts := leasestore.Options{
