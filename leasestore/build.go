@@ -1,6 +1,7 @@
 package leasestore
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/vmnetkit/vmnetkit/ipam"
@@ -31,9 +32,12 @@ import (
 // would rather keep serving its previous table tests for that error.
 //
 // Problems are sorted by address (pool-wide ones first), owner and text.
-// Build allocates the Store (44 bytes a lease) and 4 bytes of scratch per
-// allocation; a snapshot that is not in address order (Pool.Snapshot and
-// ipam.ParseAllocated return it in order) costs 56 more while it is sorted.
+// Build allocates the Store (44 bytes a lease), and 4 bytes of scratch per
+// allocation when the snapshot has problems or is not in address order
+// (Pool.Snapshot and ipam.ParseAllocated return it in order); one out of
+// order costs 56 more while it is sorted. Addresses are checked against
+// the pool's range, Exclude and Reserved in step with the snapshot, and
+// only those that may fail go through ipam.Pool.Check.
 func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 	pool, err := ipam.New(snap.Spec)
 	if err != nil {
@@ -50,7 +54,8 @@ func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 	}
 
 	ents := make([]entry, len(snap.Allocations))
-	srcs := make([]int32, len(snap.Allocations))
+	var srcs []int32 // nil while every allocation so far is servable: srcs[i] == i
+	g := newGuard(pool, snap.Spec)
 	n := 0
 	sorted, sameHi := true, true
 	var prevHi, prevLo uint64
@@ -60,17 +65,25 @@ func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 		if err != nil {
 			t.problems = append(t.problems, Problem{Addr: a.Addr, Owner: a.Owner,
 				Err: fmt.Errorf("leasestore: lease %s for %q: %v: %w", a.Addr, a.Owner, err, ErrNotMAC)})
-			continue
-		}
-		if err := pool.Check(a.Addr); err != nil {
-			t.problems = append(t.problems, Problem{Addr: a.Addr, Owner: a.Owner,
-				Err: fmt.Errorf("leasestore: lease %s for %q: %w", a.Addr, a.Owner, err)})
+			srcs = identity(srcs, n, len(snap.Allocations))
 			continue
 		}
 		e := &ents[n]
-		e.addr, e.mac = a.Addr.As16(), mac
-		srcs[n] = int32(i)
-		hi, lo := e.hi(), e.lo()
+		b := a.Addr.As16()
+		hi, lo := binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
+		e.addr = b
+		if !g.clear(a.Addr, u128{hi, lo}) {
+			if err := pool.Check(a.Addr); err != nil {
+				t.problems = append(t.problems, Problem{Addr: a.Addr, Owner: a.Owner,
+					Err: fmt.Errorf("leasestore: lease %s for %q: %w", a.Addr, a.Owner, err)})
+				srcs = identity(srcs, n, len(snap.Allocations))
+				continue
+			}
+		}
+		e.mac = mac
+		if srcs != nil {
+			srcs[n] = int32(i)
+		}
 		if n > 0 {
 			sorted = sorted && (prevHi < hi || prevHi == hi && prevLo < lo)
 			sameHi = sameHi && prevHi == hi
@@ -81,10 +94,30 @@ func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 		macOr |= k
 		n++
 	}
-	ents, srcs = ents[:n], srcs[:n]
+	ents = ents[:n]
+	switch {
+	case srcs != nil:
+		srcs = srcs[:n]
+	case !sorted: // the sort reorders the sources with the entries
+		srcs = identity(nil, n, n)
+	}
 
 	s := &Store{prefix: prefix, opts: &clean, is4: t.is4}
 	s.byAddr, s.byMAC = t.build(ents, srcs, sorted, sameHi, macAnd^macOr)
 	sortProblems(t.problems)
 	return s, t.problems
+}
+
+// identity returns srcs, or when it is nil a new slice of length size whose
+// first n elements are their own index: the sources of the first n entries
+// while no allocation was left out.
+func identity(srcs []int32, n, size int) []int32 {
+	if srcs != nil {
+		return srcs
+	}
+	srcs = make([]int32, size)
+	for i := range n {
+		srcs[i] = int32(i)
+	}
+	return srcs
 }

@@ -107,8 +107,8 @@ func sortByAddr(ents []entry, srcs []int32, sameHi bool) {
 // a bit set for every MAC bit that is not the same in all entries.
 //
 // It is an MSD radix sort on the varying MAC bits: one pass scatters the
-// entries into 4096 buckets by their highest varying bits (few enough
-// write streams to stay in cache), then each bucket, small by now, is
+// entries into 4096 to 16384 buckets by their highest varying bits (few
+// enough write streams to stay in cache), then each bucket, small by now, is
 // sorted in place the same way with a scratch buffer, down to an insertion
 // sort for the smallest. Every step is stable, so equal MACs stay in
 // address order, and skewed MACs cost more passes, never O(n^2).
@@ -120,10 +120,10 @@ func sortEntriesByMAC(src []entry, vary uint64) []entry {
 		return dst
 	}
 	top := bits.Len64(vary)
-	b := min(top, digitBits)
+	b := min(top, firstBits(len(src)))
 	shift := top - b
 	mask := uint64(1)<<b - 1
-	var counts [digitValues]uint32
+	counts := make([]uint32, 1<<b)
 	for i := range src {
 		counts[src[i].mac.uint64()>>shift&mask]++
 	}
@@ -146,6 +146,15 @@ func sortEntriesByMAC(src []entry, vary uint64) []entry {
 	return dst
 }
 
+// firstBits returns the number of bits of the first pass for n entries:
+// enough for buckets of a few entries, which an insertion sort finishes,
+// but not so many that the write streams leave the cache.
+func firstBits(n int) int {
+	return min(max(bits.Len(uint(n))-2, digitBits), firstMaxBits)
+}
+
+const firstMaxBits = 14
+
 const insertionMax = 24 // buckets this small are sorted by insertion
 
 // sortBucketByMAC sorts ents, whose MACs agree above bit below, stably by
@@ -158,7 +167,7 @@ func sortBucketByMAC(ents, tmp []entry, below int) {
 		}
 		return
 	}
-	b := min(below, 8)
+	b := min(below, 8, max(bits.Len(uint(len(ents)))-1, 1)) // about two entries a bucket
 	shift := below - b
 	mask := uint64(1)<<b - 1
 	var counts [256]uint32
@@ -174,7 +183,9 @@ func sortBucketByMAC(ents, tmp []entry, below int) {
 	copy(ents, tmp[:len(ents)])
 	start := uint32(0)
 	for _, end := range counts[:1<<b] {
-		sortBucketByMAC(ents[start:end], tmp, shift)
+		if end-start > 1 { // most buckets of a small bucket hold one entry or none
+			sortBucketByMAC(ents[start:end], tmp, shift)
+		}
 		start = end
 	}
 }

@@ -40,7 +40,8 @@ func (t *tables) addr(e *entry) netip.Addr {
 
 // build returns the address-ordered and MAC-ordered tables of ents, which
 // it reorders and may return as byAddr. srcs, nil when t reports no
-// problems, is index-aligned with ents. sorted reports whether ents is in
+// problems, is index-aligned with ents; when sorted, nil also means that
+// each entry's source is its index. sorted reports whether ents is in
 // ascending address order already (strictly: no address twice), sameHi
 // whether all entries share the upper 64 bits of their address; macVary
 // has a bit set for every MAC bit that is not the same in all entries.
@@ -82,9 +83,13 @@ func (t *tables) build(ents []entry, srcs []int32, sorted, sameHi bool, macVary 
 		e := &byAddr[i]
 		if j < len(dropped) && *e == dropped[j] {
 			j++
-			if t.owner != nil { // srcs is index-aligned with byAddr
+			if t.owner != nil { // srcs is index-aligned with byAddr, or nil: the identity
+				src := int32(i)
+				if srcs != nil {
+					src = srcs[i]
+				}
 				k, _ := slices.BinarySearchFunc(keptMAC, e.mac.uint64(), func(x entry, mac uint64) int { return cmp.Compare(x.mac.uint64(), mac) })
-				t.report(e, srcs[i], "MAC also holds %s, which it keeps: %w", t.addr(&keptMAC[k]), ErrDuplicateMAC)
+				t.report(e, src, "MAC also holds %s, which it keeps: %w", t.addr(&keptMAC[k]), ErrDuplicateMAC)
 			}
 			continue
 		}
