@@ -1,8 +1,8 @@
 package leasestore
 
 import (
-	"encoding/binary"
 	"fmt"
+	"net/netip"
 
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
@@ -53,12 +53,16 @@ func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 		t.problems = append(t.problems, Problem{Err: err})
 	}
 
-	ents := make([]entry, len(snap.Allocations))
-	var srcs []int32 // nil while every allocation so far is servable: srcs[i] == i
+	// macs[n] and los[n] are the MAC and the low 64 address bits of the
+	// n-th servable allocation, for now; srcs is nil while every allocation
+	// so far is servable: srcs[n] == n.
+	macs := make([]uint64, len(snap.Allocations))
+	los := make([]uint64, len(snap.Allocations))
+	var srcs []int32
 	g := newGuard(pool, snap.Spec)
 	n := 0
 	sorted, sameHi := true, true
-	var prevHi, prevLo uint64
+	var first, prev u128
 	macAnd, macOr := ^uint64(0), uint64(0)
 	for i, a := range snap.Allocations {
 		mac, err := parseMAC(a.Owner)
@@ -68,11 +72,8 @@ func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 			srcs = identity(srcs, n, len(snap.Allocations))
 			continue
 		}
-		e := &ents[n]
-		b := a.Addr.As16()
-		hi, lo := binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
-		e.addr = b
-		if !g.clear(a.Addr, u128{hi, lo}) {
+		x := u128Of(a.Addr)
+		if !g.clear(a.Addr, x) {
 			if err := pool.Check(a.Addr); err != nil {
 				t.problems = append(t.problems, Problem{Addr: a.Addr, Owner: a.Owner,
 					Err: fmt.Errorf("leasestore: lease %s for %q: %w", a.Addr, a.Owner, err)})
@@ -80,32 +81,72 @@ func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 				continue
 			}
 		}
-		e.mac = mac
+		k := mac.uint64()
+		macs[n], los[n] = k, x.lo
 		if srcs != nil {
 			srcs[n] = int32(i)
 		}
-		if n > 0 {
-			sorted = sorted && (prevHi < hi || prevHi == hi && prevLo < lo)
-			sameHi = sameHi && prevHi == hi
+		if n == 0 {
+			first = x
+		} else {
+			sorted = sorted && prev.less(x)
+			sameHi = sameHi && prev.hi == x.hi
 		}
-		prevHi, prevLo = hi, lo
-		k := mac.uint64()
+		prev = x
 		macAnd &= k
 		macOr |= k
 		n++
 	}
-	ents = ents[:n]
-	switch {
-	case srcs != nil:
+	macs, los = macs[:n], los[:n]
+	if srcs != nil {
 		srcs = srcs[:n]
-	case !sorted: // the sort reorders the sources with the entries
-		srcs = identity(nil, n, n)
+	}
+	addrOf := func(n int) netip.Addr {
+		if srcs != nil {
+			return snap.Allocations[srcs[n]].Addr
+		}
+		return snap.Allocations[n].Addr
 	}
 
 	s := &Store{prefix: prefix, opts: &clean, is4: t.is4}
-	s.byAddr, s.byMAC = t.build(ents, srcs, sorted, sameHi, macAnd^macOr)
+	if n > 0 && sorted {
+		if pk, ok := newPacking(first, prev, macAnd, macOr); ok && s.buildPacked(pk, macs, los) {
+			sortProblems(t.problems)
+			return s, t.problems
+		}
+	}
+	ents := make([]entry, n)
+	for i, k := range macs {
+		ents[i] = entry{addr: addrOf(i).As16(), mac: macFromUint64(k)}
+	}
+	if srcs == nil && !sorted { // the sort reorders the sources with the entries
+		srcs = identity(nil, n, n)
+	}
+	s.setTables(t.build(ents, srcs, sorted, sameHi, macAnd^macOr))
 	sortProblems(t.problems)
 	return s, t.problems
+}
+
+// buildPacked makes s the packed table of the servable allocations, given
+// in address order as their MACs and the low 64 bits of their addresses,
+// and reports whether it could: false when a MAC holds two addresses, which
+// the wide path resolves and reports. It keeps macs as the address table
+// and los as the MAC table; on failure, macs are as they were.
+func (s *Store) buildPacked(pk packing, macs, los []uint64) bool {
+	for i, mac := range macs {
+		macs[i] = pk.addrKey(mac, los[i]-pk.base.lo) // within 2^64 of base: the borrow cancels
+	}
+	sortMACKeys(&pk, macs, los)
+	for i := 1; i < len(los); i++ {
+		if los[i]>>pk.offBits == los[i-1]>>pk.offBits {
+			for i, k := range macs {
+				macs[i], _ = pk.fromAddrKey(k)
+			}
+			return false
+		}
+	}
+	s.pk, s.addrKeys, s.macKeys = pk, macs, los
+	return true
 }
 
 // identity returns srcs, or when it is nil a new slice of length size whose

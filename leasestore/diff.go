@@ -33,42 +33,40 @@ func (p Plan) Empty() bool {
 // Diff walks both MAC tables once; it allocates only the plan.
 func Diff(old, new *Store) Plan {
 	var p Plan
-	var a, b []entry
-	if old != nil {
-		a = old.byMAC
-	}
-	if new != nil {
-		b = new.byMAC
-	}
+	na, nb := old.Len(), new.Len()
 	same := old != nil && new != nil && old.prefix == new.prefix && old.opts.Equal(new.opts)
+	// Packed the same way, equal keys are equal leases.
+	sameKeys := same && old.packed() && new.packed() && old.pk == new.pk
 	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		x, y := &a[i], &b[j]
-		if *x == *y && same {
+	for i < na && j < nb {
+		if sameKeys && old.macKeys[i] == new.macKeys[j] {
 			i++
 			j++
 			continue
 		}
-		switch kx, ky := x.mac.uint64(), y.mac.uint64(); {
+		kx, ax := old.macAt(i)
+		ky, ay := new.macAt(j)
+		switch {
+		case kx == ky && ax == ay && same:
 		case kx == ky:
-			if x.addr != y.addr || !same {
-				p.Update = append(p.Update, Change{Old: old.lease(x), New: new.lease(y)})
-			}
-			i++
-			j++
+			p.Update = append(p.Update, Change{Old: old.leaseOf(kx, ax), New: new.leaseOf(ky, ay)})
 		case kx < ky:
-			p.Remove = append(p.Remove, old.lease(x))
+			p.Remove = append(p.Remove, old.leaseOf(kx, ax))
 			i++
+			continue
 		default:
-			p.Add = append(p.Add, new.lease(y))
+			p.Add = append(p.Add, new.leaseOf(ky, ay))
 			j++
+			continue
 		}
+		i++
+		j++
 	}
-	for ; i < len(a); i++ {
-		p.Remove = append(p.Remove, old.lease(&a[i]))
+	for ; i < na; i++ {
+		p.Remove = append(p.Remove, old.leaseOf(old.macAt(i)))
 	}
-	for ; j < len(b); j++ {
-		p.Add = append(p.Add, new.lease(&b[j]))
+	for ; j < nb; j++ {
+		p.Add = append(p.Add, new.leaseOf(new.macAt(j)))
 	}
 	return p
 }
@@ -122,8 +120,8 @@ func (p Plan) Apply(old *Store) *Store {
 	if old != nil {
 		keepAll := old.prefix == s.prefix
 		g := 0
-		for i := range old.byMAC {
-			e := &old.byMAC[i]
+		for i := range old.Len() {
+			e := old.byMACAt(i)
 			for g < len(gone) && gone[g].uint64() < e.mac.uint64() {
 				g++
 			}
@@ -131,9 +129,9 @@ func (p Plan) Apply(old *Store) *Store {
 				continue
 			}
 			if keepAll {
-				push(*e)
+				push(e)
 			} else {
-				pushLease(old.lease(e))
+				pushLease(old.lease(&e))
 			}
 		}
 	}
@@ -152,6 +150,6 @@ func (p Plan) Apply(old *Store) *Store {
 		macOr |= k
 	}
 	t := tables{is4: s.is4}
-	s.byAddr, s.byMAC = t.build(ents, nil, false, sameHi, macAnd^macOr)
+	s.setTables(t.build(ents, nil, false, sameHi, macAnd^macOr))
 	return s
 }

@@ -2,7 +2,6 @@ package leasestore
 
 import (
 	"cmp"
-	"encoding/binary"
 	"net/netip"
 	"slices"
 
@@ -22,15 +21,6 @@ type guard struct {
 	blocked []span128 // sorted by lo, merged: no two overlap or touch
 	next    int       // the first blocked span that may hold the next address
 	prev    u128      // the last address passed in
-}
-
-type u128 struct{ hi, lo uint64 }
-
-func (a u128) less(b u128) bool { return a.hi < b.hi || a.hi == b.hi && a.lo < b.lo }
-
-func u128Of(a netip.Addr) u128 {
-	b := a.As16()
-	return u128{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
 }
 
 // span128 is an inclusive range of addresses as 128-bit integers.

@@ -127,3 +127,8 @@ func (m MAC) uint64() uint64 {
 	return uint64(b[0])<<40 | uint64(b[1])<<32 | uint64(b[2])<<24 |
 		uint64(b[3])<<16 | uint64(b[4])<<8 | uint64(b[5])
 }
+
+// macFromUint64 is the inverse of MAC.uint64.
+func macFromUint64(k uint64) MAC {
+	return MAC{b: [6]byte{byte(k >> 40), byte(k >> 32), byte(k >> 24), byte(k >> 16), byte(k >> 8), byte(k)}}
+}

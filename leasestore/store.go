@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"iter"
 	"net/netip"
+	"slices"
 )
 
 // Store is a DHCP lease table: at most one lease per MAC and per address.
@@ -15,14 +16,20 @@ import (
 // A nil *Store is an empty table: its lookups find nothing, Len is 0, and
 // Diff(nil, s) adds every lease of s.
 //
-// A Store holds each lease twice, sorted by address and by MAC, in 22
-// bytes each, plus one Options; a Lease value is made on each lookup.
+// A Store holds each lease twice, sorted by address and by MAC, plus one
+// Options: in 16 bytes a lease when the leases' MACs and addresses pack
+// into 64 bits together (a pool whose MACs share a vendor prefix, or whose
+// addresses span 2^16 at most), in 44 otherwise. A Lease value is made on
+// each lookup.
 type Store struct {
 	prefix netip.Prefix
 	opts   *Options
 	is4    bool
-	byAddr []entry // ascending addresses
-	byMAC  []entry // ascending MACs
+
+	// The packed form (see packing), used when byAddr is nil.
+	pk                packing
+	addrKeys, macKeys []uint64
+	byAddr, byMAC     []entry // the wide form: ascending addresses, MACs
 }
 
 // entry is one lease in 22 bytes: the address as 16 bytes (IPv4 mapped
@@ -32,8 +39,10 @@ type entry struct {
 	mac  MAC
 }
 
-func (e *entry) hi() uint64 { return binary.BigEndian.Uint64(e.addr[:8]) }
-func (e *entry) lo() uint64 { return binary.BigEndian.Uint64(e.addr[8:]) }
+func (e *entry) hi() uint64   { return binary.BigEndian.Uint64(e.addr[:8]) }
+func (e *entry) lo() uint64   { return binary.BigEndian.Uint64(e.addr[8:]) }
+func (e *entry) u128() u128   { return u128{e.hi(), e.lo()} }
+func (s *Store) packed() bool { return s.byAddr == nil }
 
 // cmpAddr orders entries by address.
 func cmpAddr(a, b *entry) int {
@@ -41,6 +50,18 @@ func cmpAddr(a, b *entry) int {
 		return c
 	}
 	return cmp.Compare(a.lo(), b.lo())
+}
+
+// setTables makes the wide tables s's leases, packed when they fit.
+func (s *Store) setTables(byAddr, byMAC []entry) {
+	if len(byAddr) == 0 {
+		return
+	}
+	if pk, addrKeys, macKeys, ok := packTables(byAddr, byMAC); ok {
+		s.pk, s.addrKeys, s.macKeys = pk, addrKeys, macKeys
+		return
+	}
+	s.byAddr, s.byMAC = byAddr, byMAC
 }
 
 // lease materializes e.
@@ -52,12 +73,50 @@ func (s *Store) lease(e *entry) Lease {
 	return Lease{MAC: e.mac, Addr: a, Prefix: s.prefix, Options: s.opts}
 }
 
+// macAt returns the MAC, as an integer, and the address of the i-th lease
+// in MAC order.
+func (s *Store) macAt(i int) (uint64, u128) {
+	if s.packed() {
+		mac, off := s.pk.fromMACKey(s.macKeys[i])
+		return mac, s.pk.base.add64(off)
+	}
+	e := &s.byMAC[i]
+	return e.mac.uint64(), e.u128()
+}
+
+// leaseOf materializes the lease of a MAC and an address given as
+// integers.
+func (s *Store) leaseOf(mac uint64, a u128) Lease {
+	var addr netip.Addr
+	if s.is4 {
+		addr = netip.AddrFrom4([4]byte{byte(a.lo >> 24), byte(a.lo >> 16), byte(a.lo >> 8), byte(a.lo)})
+	} else {
+		addr = netip.AddrFrom16(a.bytes())
+	}
+	return Lease{MAC: macFromUint64(mac), Addr: addr, Prefix: s.prefix, Options: s.opts}
+}
+
+// byMACAt returns the i-th lease in MAC order, byAddrAt in address order.
+func (s *Store) byMACAt(i int) entry {
+	if s.packed() {
+		return s.pk.entry(s.pk.fromMACKey(s.macKeys[i]))
+	}
+	return s.byMAC[i]
+}
+
+func (s *Store) byAddrAt(i int) entry {
+	if s.packed() {
+		return s.pk.entry(s.pk.fromAddrKey(s.addrKeys[i]))
+	}
+	return s.byAddr[i]
+}
+
 // Len returns the number of leases in s.
 func (s *Store) Len() int {
 	if s == nil {
 		return 0
 	}
-	return len(s.byAddr)
+	return len(s.addrKeys) + len(s.byAddr)
 }
 
 // Lookup returns the lease of mac, if s has one. It does not allocate.
@@ -66,17 +125,23 @@ func (s *Store) Lookup(mac MAC) (Lease, bool) {
 		return Lease{}, false
 	}
 	k := mac.uint64()
-	lo, hi := 0, len(s.byMAC)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s.byMAC[m].mac.uint64() < k {
-			lo = m + 1
-		} else {
-			hi = m
+	if s.packed() {
+		if k&^lowBits(s.pk.macBits) != s.pk.macHigh {
+			return Lease{}, false
 		}
+		want := k & lowBits(s.pk.macBits)
+		i, _ := slices.BinarySearch(s.macKeys, want<<s.pk.offBits)
+		if i < len(s.macKeys) {
+			if got, off := s.pk.fromMACKey(s.macKeys[i]); got == k {
+				e := s.pk.entry(got, off)
+				return s.lease(&e), true
+			}
+		}
+		return Lease{}, false
 	}
-	if lo < len(s.byMAC) && s.byMAC[lo].mac == mac {
-		return s.lease(&s.byMAC[lo]), true
+	i, _ := slices.BinarySearchFunc(s.byMAC, k, func(e entry, k uint64) int { return cmp.Compare(e.mac.uint64(), k) })
+	if i < len(s.byMAC) && s.byMAC[i].mac == mac {
+		return s.lease(&s.byMAC[i]), true
 	}
 	return Lease{}, false
 }
@@ -88,19 +153,23 @@ func (s *Store) LookupAddr(addr netip.Addr) (Lease, bool) {
 		return Lease{}, false
 	}
 	key := entry{addr: addr.As16()}
-	khi, klo := key.hi(), key.lo()
-	lo, hi := 0, len(s.byAddr)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		e := &s.byAddr[m]
-		if h := e.hi(); h < khi || h == khi && e.lo() < klo {
-			lo = m + 1
-		} else {
-			hi = m
+	if s.packed() {
+		off, ok := s.pk.offset(key.u128())
+		if !ok {
+			return Lease{}, false
 		}
+		i, _ := slices.BinarySearch(s.addrKeys, off<<s.pk.macBits)
+		if i < len(s.addrKeys) {
+			if mac, got := s.pk.fromAddrKey(s.addrKeys[i]); got == off {
+				key.mac = macFromUint64(mac)
+				return s.lease(&key), true
+			}
+		}
+		return Lease{}, false
 	}
-	if lo < len(s.byAddr) && s.byAddr[lo].addr == key.addr {
-		return s.lease(&s.byAddr[lo]), true
+	i, _ := slices.BinarySearchFunc(s.byAddr, &key, func(e entry, k *entry) int { return cmpAddr(&e, k) })
+	if i < len(s.byAddr) && s.byAddr[i].addr == key.addr {
+		return s.lease(&s.byAddr[i]), true
 	}
 	return Lease{}, false
 }
@@ -108,11 +177,9 @@ func (s *Store) LookupAddr(addr netip.Addr) (Lease, bool) {
 // All returns the leases of s in ascending address order.
 func (s *Store) All() iter.Seq[Lease] {
 	return func(yield func(Lease) bool) {
-		if s == nil {
-			return
-		}
-		for i := range s.byAddr {
-			if !yield(s.lease(&s.byAddr[i])) {
+		for i := range s.Len() {
+			e := s.byAddrAt(i)
+			if !yield(s.lease(&e)) {
 				return
 			}
 		}
