@@ -130,9 +130,17 @@ func (m *cpuMeter) report(b *testing.B, n int) {
 
 // editedSnapshot returns snap with 1% of its allocations changed: half of
 // them get a new MAC (a Remove and an Add), half move to a new address
-// past the last one (an Update).
-func editedSnapshot(snap ipam.Snapshot) ipam.Snapshot {
+// past the last one (an Update). The new MACs are the old ones with the
+// locally administered bit set when otherOUI, so that the new table does
+// not pack the way the old one does (with a million leases it does not
+// pack at all), else unused MACs of the same vendor prefix.
+func editedSnapshot(snap ipam.Snapshot, otherOUI bool) ipam.Snapshot {
 	allocs := slices.Clone(snap.Allocations)
+	used := make(map[string]bool, len(allocs))
+	for _, a := range allocs {
+		used[a.Owner] = true
+	}
+	unused := uint32(0)
 	next := netip.MustParseAddr("10.0.0.10")
 	for _, a := range allocs {
 		if next.Less(a.Addr) {
@@ -142,7 +150,14 @@ func editedSnapshot(snap ipam.Snapshot) ipam.Snapshot {
 	step := 100
 	for i := 0; i < len(allocs); i += step {
 		if (i/step)%2 == 0 {
-			allocs[i].Owner = "02" + allocs[i].Owner[2:] // locally administered twin
+			if otherOUI {
+				allocs[i].Owner = "02" + allocs[i].Owner[2:]
+			} else {
+				for used[allocs[i].Owner] {
+					allocs[i].Owner = fmt.Sprintf("52:54:00:%02x:%02x:%02x", byte(unused>>16), byte(unused>>8), byte(unused))
+					unused++
+				}
+			}
 		} else {
 			next = next.Next()
 			allocs[i].Addr = next
@@ -152,22 +167,30 @@ func editedSnapshot(snap ipam.Snapshot) ipam.Snapshot {
 }
 
 // BenchmarkDiff is Diff of two stores that differ in 1% of their leases,
-// reported per lease.
+// reported per lease: with new MACs of the same vendor prefix (both tables
+// packed alike: keys compare as integers) and of another (each lease is
+// decoded).
 func BenchmarkDiff(b *testing.B) {
 	for _, n := range benchSizes {
-		snap := benchSnapshot(n, false)
-		old, _ := leasestore.Build(snap, benchOptions)
-		new, _ := leasestore.Build(editedSnapshot(snap), benchOptions)
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			var p leasestore.Plan
-			for b.Loop() {
-				p = leasestore.Diff(old, new)
+		for _, otherOUI := range []bool{false, true} {
+			snap := benchSnapshot(n, false)
+			old, _ := leasestore.Build(snap, benchOptions)
+			new, _ := leasestore.Build(editedSnapshot(snap, otherOUI), benchOptions)
+			macs := "same-oui"
+			if otherOUI {
+				macs = "other-oui"
 			}
-			if got := len(p.Add) + len(p.Remove) + len(p.Update); got < n/100 {
-				b.Fatalf("plan has %d changes, want at least %d", got, n/100)
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/lease")
-		})
+			b.Run(fmt.Sprintf("n=%d/macs=%s", n, macs), func(b *testing.B) {
+				var p leasestore.Plan
+				for b.Loop() {
+					p = leasestore.Diff(old, new)
+				}
+				if got := len(p.Add) + len(p.Remove) + len(p.Update); got < n/100 {
+					b.Fatalf("plan has %d changes, want at least %d", got, n/100)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/lease")
+			})
+		}
 	}
 }
 

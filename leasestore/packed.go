@@ -7,49 +7,48 @@ import (
 
 // A Store holds its leases packed, one uint64 per lease and table, when
 // every lease's MAC and address fit in 64 bits together; that is the
-// common case (a pool's MACs share a vendor prefix, its addresses a range
-// of a few million at most) and it costs 16 bytes a lease instead of 44.
-// Other tables keep the wide 22-byte entries.
+// common case (a pool's MACs share a vendor prefix, or its addresses span
+// 2^16 at most) and it costs 16 bytes a lease instead of 44. Other tables
+// keep the wide 22-byte entries.
 
 // packBits is the widest key a packed Store uses: 64. Tests lower it to
 // make Build and Apply choose the wide form.
 var packBits uint = 64
 
+// minMACBits is the fewest MAC bits a key holds: an OUI's worth. The MACs
+// of one vendor prefix then pack the same way whatever a table holds, so
+// the tables of one pool compare key by key (see Diff).
+const minMACBits = 24
+
 // packing is how a packed Store writes a lease as one uint64: the leases'
 // MACs agree above their lowest macBits bits (those bits are macHigh), and
-// their addresses lie within 2^offBits of base, with macBits + offBits at
-// most 64.
+// their addresses lie below base + 2^offBits, with macBits + offBits = 64.
 //
 // The address table holds off<<macBits | macLow, so ascending keys are
 // ascending addresses; the MAC table holds macLow<<offBits | off,
-// ascending MACs and then addresses. Shifts by 64 are 0 in Go, which
-// makes the limit cases (one MAC, or one address) need no branch.
+// ascending MACs and then addresses.
 type packing struct {
-	base    u128   // the lowest address, IPv4 in its IPv4-mapped form
+	base    u128   // the pool prefix's first address, IPv4 in its IPv4-mapped form
 	macHigh uint64 // the MAC bits above macBits, the same in every lease
 	macBits uint
 	offBits uint
 }
 
-// newPacking returns the packing of leases whose addresses span first to
-// last and whose MACs, as integers, have all the bits of macOr and share
-// those of macAnd, or false when they do not fit in one uint64.
-func newPacking(first, last u128, macAnd, macOr uint64) (packing, bool) {
-	if last.less(first) {
+// newPacking returns the packing from base of MACs that, as integers, have
+// all the bits of macOr and share those of macAnd, or false when their
+// varying bits leave no room for an offset.
+func newPacking(base u128, macAnd, macOr uint64) (packing, bool) {
+	macBits := max(uint(bits.Len64(macAnd^macOr)), minMACBits)
+	if macBits >= packBits {
 		return packing{}, false
 	}
-	span := last.sub(first)
-	macBits := uint(bits.Len64(macAnd ^ macOr))
-	offBits := uint(bits.Len64(span.lo))
-	if span.hi != 0 || macBits+offBits > packBits {
-		return packing{}, false
-	}
-	return packing{base: first, macHigh: macAnd &^ lowBits(macBits), macBits: macBits, offBits: offBits}, true
+	return packing{base: base, macHigh: macAnd &^ lowBits(macBits), macBits: macBits, offBits: packBits - macBits}, true
 }
 
 // lowBits returns a mask of the lowest n bits, n <= 64.
 func lowBits(n uint) uint64 { return 1<<n - 1 }
 
+func (p *packing) holds(mac uint64) bool          { return mac&^lowBits(p.macBits) == p.macHigh }
 func (p *packing) addrKey(mac, off uint64) uint64 { return off<<p.macBits | mac&lowBits(p.macBits) }
 func (p *packing) macKey(mac, off uint64) uint64  { return (mac&lowBits(p.macBits))<<p.offBits | off }
 
@@ -69,14 +68,14 @@ func (p *packing) macKeyOfAddrKey(k uint64) uint64 {
 	return (k&lowBits(p.macBits))<<p.offBits | k>>p.macBits
 }
 
-// offset returns a's offset from base, or false when a is not within
-// 2^offBits of it.
+// offset returns a's offset from base, or false when it has none below
+// 2^offBits.
 func (p *packing) offset(a u128) (uint64, bool) {
 	if a.less(p.base) {
 		return 0, false
 	}
 	d := a.sub(p.base)
-	return d.lo, d.hi == 0 && d.lo&^lowBits(p.offBits) == 0
+	return d.lo, d.hi == 0 && d.lo>>p.offBits == 0
 }
 
 // entry returns the wide entry of a MAC and an offset.
@@ -84,17 +83,43 @@ func (p *packing) entry(mac, off uint64) entry {
 	return entry{addr: p.base.add64(off).bytes(), mac: macFromUint64(mac)}
 }
 
-// packTables returns the packed form of wide tables of at least one lease,
-// or false when it does not fit.
-func packTables(byAddr, byMAC []entry) (p packing, addrKeys, macKeys []uint64, ok bool) {
+// widen makes p the packing of MACs with the bits of macAnd and macOr,
+// and re-encodes keys, address table keys of p whose largest offset is
+// maxOff, for it; it reports false, and leaves both alone, when they do
+// not fit.
+func (p *packing) widen(keys []uint64, macAnd, macOr, maxOff uint64) bool {
+	q, ok := newPacking(p.base, macAnd, macOr)
+	if !ok || maxOff>>q.offBits != 0 {
+		return false
+	}
+	for i, k := range keys {
+		keys[i] = q.addrKey(p.fromAddrKey(k))
+	}
+	*p = q
+	return true
+}
+
+// unpack turns address table keys of p back into MACs, in place.
+func (p *packing) unpack(keys []uint64) {
+	for i, k := range keys {
+		keys[i], _ = p.fromAddrKey(k)
+	}
+}
+
+// packTables returns the packed form from base of wide tables of at least
+// one lease, or false when it does not fit.
+func packTables(base u128, byAddr, byMAC []entry) (p packing, addrKeys, macKeys []uint64, ok bool) {
 	macAnd, macOr := ^uint64(0), uint64(0)
 	for i := range byAddr {
 		k := byAddr[i].mac.uint64()
 		macAnd &= k
 		macOr |= k
 	}
-	p, ok = newPacking(byAddr[0].u128(), byAddr[len(byAddr)-1].u128(), macAnd, macOr)
+	p, ok = newPacking(base, macAnd, macOr)
 	if !ok {
+		return packing{}, nil, nil, false
+	}
+	if _, ok := p.offset(byAddr[len(byAddr)-1].u128()); !ok {
 		return packing{}, nil, nil, false
 	}
 	addrKeys = make([]uint64, len(byAddr))
@@ -110,29 +135,74 @@ func packTables(byAddr, byMAC []entry) (p packing, addrKeys, macKeys []uint64, o
 	return p, addrKeys, macKeys, true
 }
 
-// sortMACKeys writes to dst, as long as addrKeys, the MAC table of an
-// address table: the keys of the same leases, sorted. It is an MSD radix
-// sort: one pass on the highest eight varying MAC bits into dst (256
-// write streams, few enough for the TLB), then each bucket, in cache by
-// now, sorted the same way on its next bits with a bucket-sized scratch.
-func sortMACKeys(p *packing, addrKeys, dst []uint64) {
-	if len(addrKeys) < radixMin || p.macBits == 0 {
-		for i, k := range addrKeys {
-			dst[i] = p.macKeyOfAddrKey(k)
+// packedTables returns the address and MAC tables of keys, address table
+// keys of p in address order when sorted, or false when two leases share
+// an address or a MAC: the wide path resolves and reports those. It does
+// not modify keys, which may become the address table. macVary has a bit
+// set for every MAC bit that is not the same in all keys.
+func packedTables(p *packing, keys []uint64, sorted bool, macVary uint64) (byAddr, byMAC []uint64, ok bool) {
+	byAddr = keys
+	if !sorted {
+		var or uint64
+		for _, k := range keys {
+			or |= k
+		}
+		byAddr = make([]uint64, len(keys))
+		sortKeysInto(byAddr, keys, uint(bits.Len64(or)), nil)
+		for i := 1; i < len(byAddr); i++ {
+			if byAddr[i]>>p.macBits == byAddr[i-1]>>p.macBits {
+				return nil, nil, false
+			}
+		}
+	}
+	byMAC = make([]uint64, len(byAddr))
+	sortKeysInto(byMAC, byAddr, p.offBits+uint(bits.Len64(macVary)), p)
+	for i := 1; i < len(byMAC); i++ {
+		if byMAC[i]>>p.offBits == byMAC[i-1]>>p.offBits {
+			return nil, nil, false
+		}
+	}
+	return byAddr, byMAC, true
+}
+
+const keyDigitBits = 8
+
+// sortKeysInto writes the keys of src to dst, as long, sorted; when toMAC
+// is not nil the keys are address table keys of it, and dst gets their
+// MAC table keys. All (converted) keys are below 2^top.
+//
+// It is an MSD radix sort: one pass on the highest eight bits into dst
+// (256 write streams, few enough for the TLB), then each bucket, in cache
+// by now, sorted the same way on its next bits with a bucket-sized
+// scratch.
+func sortKeysInto(dst, src []uint64, top uint, toMAC *packing) {
+	if len(src) < radixMin {
+		copy(dst, src)
+		if toMAC != nil {
+			for i, k := range dst {
+				dst[i] = toMAC.macKeyOfAddrKey(k)
+			}
 		}
 		slices.Sort(dst)
 		return
 	}
-	b := min(p.macBits, keyDigitBits)
-	shift := p.macBits - b
+	b := min(top, keyDigitBits)
+	shift := top - b
 	var counts [1 << keyDigitBits]uint32
-	for _, k := range addrKeys {
-		counts[k>>shift&lowBits(b)]++
+	key := func(k uint64) uint64 { // inlined: a predictable branch, not a call
+		if toMAC != nil {
+			return toMAC.macKeyOfAddrKey(k)
+		}
+		return k
+	}
+	for _, k := range src {
+		counts[key(k)>>shift&lowBits(b)]++
 	}
 	offsets(counts[:1<<b])
-	for _, k := range addrKeys {
-		d := k >> shift & lowBits(b)
-		dst[counts[d]] = p.macKeyOfAddrKey(k)
+	for _, k := range src {
+		c := key(k)
+		d := c >> shift & lowBits(b)
+		dst[counts[d]] = c
 		counts[d]++
 	}
 	var scratch []uint64
@@ -142,46 +212,48 @@ func sortMACKeys(p *packing, addrKeys, dst []uint64) {
 			if len(scratch) < len(bucket) {
 				scratch = make([]uint64, max(len(bucket), 2*len(scratch)))
 			}
-			sortKeys(bucket, scratch, p.offBits+shift)
+			sortKeys(bucket, scratch, shift)
 		}
 		start = end
 	}
 }
 
-const keyDigitBits = 8
-
 // sortKeys sorts keys, which agree at and above bit top, using scratch (at
 // least as long as keys) for its radix passes.
 func sortKeys(keys, scratch []uint64, top uint) {
-	if len(keys) <= insertionMax || top == 0 {
-		for i := 1; i < len(keys); i++ {
-			x := keys[i]
-			j := i
-			for ; j > 0 && x < keys[j-1]; j-- {
-				keys[j] = keys[j-1]
+	for len(keys) > insertionMax && top > 0 {
+		b := min(top, keyDigitBits)
+		shift := top - b
+		var counts [1 << keyDigitBits]uint32
+		for _, k := range keys {
+			counts[k>>shift&lowBits(b)]++
+		}
+		if counts[keys[0]>>shift&lowBits(b)] == uint32(len(keys)) {
+			top = shift // one digit value: nothing to move
+			continue
+		}
+		offsets(counts[:1<<b])
+		for _, k := range keys {
+			d := k >> shift & lowBits(b)
+			scratch[counts[d]] = k
+			counts[d]++
+		}
+		copy(keys, scratch[:len(keys)])
+		start := uint32(0)
+		for _, end := range counts[:1<<b] {
+			if end-start > 1 {
+				sortKeys(keys[start:end], scratch, shift)
 			}
-			keys[j] = x
+			start = end
 		}
 		return
 	}
-	b := min(top, keyDigitBits)
-	shift := top - b
-	var counts [1 << keyDigitBits]uint32
-	for _, k := range keys {
-		counts[k>>shift&lowBits(b)]++
-	}
-	offsets(counts[:1<<b])
-	for _, k := range keys {
-		d := k >> shift & lowBits(b)
-		scratch[counts[d]] = k
-		counts[d]++
-	}
-	copy(keys, scratch[:len(keys)])
-	start := uint32(0)
-	for _, end := range counts[:1<<b] {
-		if end-start > 1 {
-			sortKeys(keys[start:end], scratch, shift)
+	for i := 1; i < len(keys); i++ {
+		x := keys[i]
+		j := i
+		for ; j > 0 && x < keys[j-1]; j-- {
+			keys[j] = keys[j-1]
 		}
-		start = end
+		keys[j] = x
 	}
 }

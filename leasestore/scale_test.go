@@ -106,3 +106,68 @@ func skewedMAC(r *rand.Rand) leasestore.MAC {
 	}
 	return leasestore.MustParseMAC(fmt.Sprintf("00:00:00:00:%02x:%02x", r.IntN(16), r.IntN(256)))
 }
+
+// TestPackedMatchesWideAtScale builds snapshots of distinct addresses and
+// MACs, large enough for the radix sorts of the packed tables, and checks
+// that the packed Store serves exactly what the wide one (key width 0)
+// does and what the model says, and that Diff between the two forms is
+// empty.
+func TestPackedMatchesWideAtScale(t *testing.T) {
+	spec := ipam.Spec{Prefix: netip.MustParsePrefix("10.16.0.0/12"), Reserved: addrs("10.16.0.1")}
+	pool, err := ipam.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		n          int
+		gap        int                              // addresses between two allocations: below gap
+		mac        func(r *rand.Rand, i int) uint64 // distinct for distinct i
+		wantPacked bool
+	}{
+		{"OUI MACs", 70000, 3, func(r *rand.Rand, i int) uint64 { return 0x525400_000000 | uint64(i)*0x9e3779&0xffffff }, true},
+		{"MACs in a few low buckets", 5000, 3, func(r *rand.Rand, i int) uint64 { return 0x525400_000000 | uint64(i) }, true},
+		{"locally administered MACs", 5000, 3, func(r *rand.Rand, i int) uint64 { return 0x02_0000000000 | uint64(i)<<20 | uint64(r.IntN(1<<20)) }, true},
+		{"MACs of every vendor, within 2^16 addresses", 5000, 20, func(r *rand.Rand, i int) uint64 { return uint64(i)<<35 | r.Uint64()&(1<<35-1) }, true},
+		{"MACs of every vendor, across 2^17 addresses", 5000, 50, func(r *rand.Rand, i int) uint64 { return uint64(i)<<35 | r.Uint64()&(1<<35-1) }, false},
+		{"below the radix sort", 300, 3, func(r *rand.Rand, i int) uint64 { return 0x525400_000000 | uint64(i)*7919 }, true},
+	} {
+		for _, order := range []string{"sorted", "shuffled"} {
+			t.Run(tc.name+"/"+order, func(t *testing.T) {
+				r := rand.New(rand.NewPCG(2, uint64(tc.n)))
+				allocs := make([]ipam.Allocation, tc.n)
+				a := netip.MustParseAddr("10.16.0.2")
+				for i := range allocs {
+					for range r.IntN(tc.gap) {
+						a = a.Next()
+					}
+					m := tc.mac(r, i)
+					allocs[i] = ipam.Allocation{Addr: a, Owner: fmt.Sprintf("%02x:%02x:%02x:%02x:%02x:%02x",
+						byte(m>>40), byte(m>>32), byte(m>>24), byte(m>>16), byte(m>>8), byte(m))}
+					a = a.Next()
+				}
+				if order == "shuffled" {
+					r.Shuffle(len(allocs), func(i, j int) { allocs[i], allocs[j] = allocs[j], allocs[i] })
+				}
+				snap := ipam.Snapshot{Spec: spec, Allocations: allocs}
+				packed, problems := leasestore.Build(snap, opts4)
+				if packed.Packed() != tc.wantPacked || len(problems) != 0 {
+					t.Fatalf("Build: packed %v, want %v; problems %v", packed.Packed(), tc.wantPacked, problems)
+				}
+				restore := leasestore.SetPackBits(0)
+				wide, _ := leasestore.Build(snap, opts4)
+				restore()
+				if wide.Packed() {
+					t.Fatal("Build with key width 0 packed its tables")
+				}
+				checkStore(t, packed, modelTable(allocs, func(a netip.Addr) bool { return pool.Check(a) == nil }), &opts4)
+				if got, want := fmt.Sprint(leases(packed)), fmt.Sprint(leases(wide)); got != want {
+					t.Fatalf("packed and wide tables differ:\n got %.300s\nwant %.300s", got, want)
+				}
+				if p := leasestore.Diff(wide, packed); !p.Empty() {
+					t.Fatalf("Diff(wide, packed) = +%d -%d ~%d", len(p.Add), len(p.Remove), len(p.Update))
+				}
+			})
+		}
+	}
+}

@@ -71,8 +71,18 @@ type machine struct {
 	prevOpts int
 }
 
+// genMAC returns one of twelve MACs: ten under one OUI, which pack into
+// a key with any address of the pool, and two under others, which widen
+// the packing or (with few key bits) make the table wide.
 func (m *machine) genMAC(t *rapid.T) leasestore.MAC {
-	return leasestore.MustParseMAC(fmt.Sprintf("52:54:00:00:00:%02x", rapid.IntRange(0, 9).Draw(t, "mac")))
+	switch i := rapid.IntRange(0, 11).Draw(t, "mac"); i {
+	case 10:
+		return leasestore.MustParseMAC("52:54:01:00:00:0a")
+	case 11:
+		return leasestore.MustParseMAC("02:54:00:00:00:0b")
+	default:
+		return leasestore.MustParseMAC(fmt.Sprintf("52:54:00:00:00:%02x", i))
+	}
 }
 
 func (m *machine) genAddr(t *rapid.T) netip.Addr {
@@ -86,7 +96,13 @@ func (m *machine) genOwner(t *rapid.T) string {
 // step builds the store of the current snapshot (from a shuffled copy too),
 // checks it against the model, diffs it against the previous store and
 // checks the plan.
+//
+// Each step builds its tables with a random key width: 64 (as in use), 28
+// (the OUI's MACs pack with addresses up to 10.0.0.15; other MACs or
+// higher addresses switch to the wide form while Build runs) or 0 (always
+// wide), so Diff and Apply also meet every pair of forms.
 func (m *machine) step(t *rapid.T) {
+	defer leasestore.SetPackBits(rapid.SampledFrom([]uint{64, 28, 0}).Draw(t, "pack bits"))()
 	want := modelTable(m.allocs, smUsable)
 	opts := smOptions[m.opts]
 

@@ -17,10 +17,11 @@ import (
 // Diff(nil, s) adds every lease of s.
 //
 // A Store holds each lease twice, sorted by address and by MAC, plus one
-// Options: in 16 bytes a lease when the leases' MACs and addresses pack
-// into 64 bits together (a pool whose MACs share a vendor prefix, or whose
-// addresses span 2^16 at most), in 44 otherwise. A Lease value is made on
-// each lookup.
+// Options. When the leases' MACs agree above their lowest 24 to 48 bits and
+// the addresses' offsets from the pool's prefix fit in the bits that are
+// left (MACs under one vendor prefix with up to 2^40 addresses; MACs of any
+// vendor within 2^16 addresses), a lease takes 16 bytes: one uint64 per
+// table. Otherwise it takes 44. A Lease value is made on each lookup.
 type Store struct {
 	prefix netip.Prefix
 	opts   *Options
@@ -57,7 +58,7 @@ func (s *Store) setTables(byAddr, byMAC []entry) {
 	if len(byAddr) == 0 {
 		return
 	}
-	if pk, addrKeys, macKeys, ok := packTables(byAddr, byMAC); ok {
+	if pk, addrKeys, macKeys, ok := packTables(u128Of(s.prefix.Addr()), byAddr, byMAC); ok {
 		s.pk, s.addrKeys, s.macKeys = pk, addrKeys, macKeys
 		return
 	}
