@@ -69,7 +69,8 @@ func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 	sorted, sameHi := true, true
 	var prev u128
 	macAnd, macOr := ^uint64(0), uint64(0)
-	for i, a := range snap.Allocations {
+	for i := range snap.Allocations {
+		a := &snap.Allocations[i]
 		mac, err := parseMAC(a.Owner)
 		if err != nil {
 			t.problems = append(t.problems, Problem{Addr: a.Addr, Owner: a.Owner,

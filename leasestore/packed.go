@@ -165,7 +165,10 @@ func packedTables(p *packing, keys []uint64, sorted bool, macVary uint64) (byAdd
 	return byAddr, byMAC, true
 }
 
-const keyDigitBits = 8
+const (
+	keyDigitBits    = 8  // the first pass of sortKeysInto
+	bucketDigitBits = 11 // the passes of sortKeys
+)
 
 // sortKeysInto writes the keys of src to dst, as long, sorted; when toMAC
 // is not nil the keys are address table keys of it, and dst gets their
@@ -189,21 +192,27 @@ func sortKeysInto(dst, src []uint64, top uint, toMAC *packing) {
 	b := min(top, keyDigitBits)
 	shift := top - b
 	var counts [1 << keyDigitBits]uint32
-	key := func(k uint64) uint64 { // inlined: a predictable branch, not a call
-		if toMAC != nil {
-			return toMAC.macKeyOfAddrKey(k)
+	if toMAC != nil { // the loops twice, so that neither tests toMAC per key
+		for _, k := range src {
+			counts[toMAC.macKeyOfAddrKey(k)>>shift&lowBits(b)]++
 		}
-		return k
-	}
-	for _, k := range src {
-		counts[key(k)>>shift&lowBits(b)]++
-	}
-	offsets(counts[:1<<b])
-	for _, k := range src {
-		c := key(k)
-		d := c >> shift & lowBits(b)
-		dst[counts[d]] = c
-		counts[d]++
+		offsets(counts[:1<<b])
+		for _, k := range src {
+			c := toMAC.macKeyOfAddrKey(k)
+			d := c >> shift & lowBits(b)
+			dst[counts[d]] = c
+			counts[d]++
+		}
+	} else {
+		for _, k := range src {
+			counts[k>>shift&lowBits(b)]++
+		}
+		offsets(counts[:1<<b])
+		for _, k := range src {
+			d := k >> shift & lowBits(b)
+			dst[counts[d]] = k
+			counts[d]++
+		}
 	}
 	var scratch []uint64
 	start := uint32(0)
@@ -219,12 +228,13 @@ func sortKeysInto(dst, src []uint64, top uint, toMAC *packing) {
 }
 
 // sortKeys sorts keys, which agree at and above bit top, using scratch (at
-// least as long as keys) for its radix passes.
+// least as long as keys) for its radix passes: a digit of up to 11 bits,
+// about one key a value, so that few buckets need another pass.
 func sortKeys(keys, scratch []uint64, top uint) {
 	for len(keys) > insertionMax && top > 0 {
-		b := min(top, keyDigitBits)
+		b := min(top, uint(bits.Len(uint(len(keys)))), bucketDigitBits)
 		shift := top - b
-		var counts [1 << keyDigitBits]uint32
+		var counts [1 << bucketDigitBits]uint32
 		for _, k := range keys {
 			counts[k>>shift&lowBits(b)]++
 		}
