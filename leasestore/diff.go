@@ -30,7 +30,9 @@ func (p Plan) Empty() bool {
 // that both tables serve is an Update. A nil Store is an empty table:
 // Diff(nil, s) adds every lease of s.
 //
-// Diff walks both MAC tables once; it allocates only the plan.
+// Diff walks both MAC tables once; it allocates only the plan. Tables of
+// one pool whose MACs share a vendor prefix are packed alike, and compare
+// as one integer a lease; others are decoded lease by lease.
 func Diff(old, new *Store) Plan {
 	var p Plan
 	na, nb := old.Len(), new.Len()

@@ -23,6 +23,9 @@
 // another MAC is a Remove and an Add, and Plan.Apply(old) gives exactly the
 // new table.
 //
-// A Store keeps each lease in 44 bytes (22 sorted by address, 22 by MAC)
-// and one shared Options; Lease values are made on lookup.
+// A Store keeps each lease twice, sorted by address and by MAC, and one
+// shared Options; Lease values are made on lookup. When the leases' MACs
+// and their addresses' offsets in the pool fit in 64 bits together (MACs
+// under one vendor prefix and up to 2^40 addresses, or any MACs within
+// 2^16 addresses) a lease takes 16 bytes, otherwise 44.
 package leasestore

