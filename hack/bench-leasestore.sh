@@ -84,9 +84,10 @@ END {
 		b = bs[bi]
 		split("65536 1000000", sizes, " ")
 		for (si = 1; si <= 2; si++) {
-			split("sorted shuffled", orders, " ")
-			for (oi = 1; oi <= 2; oi++) {
+			no = split("sorted shuffled sorted-any-vendor", orders, " ")
+			for (oi = 1; oi <= no; oi++) {
 				base = b "/Build/n=" sizes[si] "/order=" orders[oi]
+				if (med(base "/op=build", "ns/alloc") < 0) continue
 				printf "| %s | n=%s %s | %.1f ns | %.1f ns | %s (%s) |\n", b, sizes[si], orders[oi],
 					med(base "/op=build", "ns/alloc"), med(base "/op=floor", "ns/alloc"),
 					ratio(base "/op=build", base "/op=floor", "ns/alloc"), ratio(base "/op=build", base "/op=floor", "cpu-ns/alloc")

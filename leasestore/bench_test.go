@@ -33,6 +33,13 @@ var benchOptions = leasestore.Options{
 // order (as ipam.Pool.Snapshot returns it) or shuffled, whose owners are
 // distinct random MACs under the QEMU OUI 52:54:00, spelled in lowercase.
 func benchSnapshot(n int, shuffled bool) ipam.Snapshot {
+	return benchSnapshotMACs(n, shuffled, false)
+}
+
+// benchSnapshotMACs is benchSnapshot, with distinct random 48-bit MACs (of
+// every vendor) when anyVendor: too many MAC bits for n addresses of 2^16
+// or more to pack with them, so Build takes its wide path.
+func benchSnapshotMACs(n int, shuffled, anyVendor bool) ipam.Snapshot {
 	r := rand.New(rand.NewPCG(1, uint64(n)))
 	spec := ipam.Spec{
 		Prefix:   netip.MustParsePrefix("10.0.0.0/8"),
@@ -42,10 +49,16 @@ func benchSnapshot(n int, shuffled bool) ipam.Snapshot {
 	allocs := make([]ipam.Allocation, n)
 	addr := netip.MustParseAddr("10.0.0.10")
 	// An odd multiplier permutes [0, 2^24): distinct MACs in a random-looking order.
-	mul, add := r.Uint32()|1, r.Uint32()
+	mul, add := r.Uint64()|1, r.Uint64()
 	for i := range allocs {
-		m := (uint32(i)*mul + add) & 0xffffff
-		allocs[i] = ipam.Allocation{Addr: addr, Owner: fmt.Sprintf("52:54:00:%02x:%02x:%02x", byte(m>>16), byte(m>>8), byte(m))}
+		m := (uint64(i)*mul + add) & 0xffffff
+		if anyVendor {
+			m = (uint64(i)*mul + add) & (1<<48 - 1)
+		} else {
+			m |= 0x525400 << 24
+		}
+		allocs[i] = ipam.Allocation{Addr: addr, Owner: fmt.Sprintf("%02x:%02x:%02x:%02x:%02x:%02x",
+			byte(m>>40), byte(m>>32), byte(m>>24), byte(m>>16), byte(m>>8), byte(m))}
 		addr = addr.Next()
 	}
 	if shuffled {
@@ -54,22 +67,16 @@ func benchSnapshot(n int, shuffled bool) ipam.Snapshot {
 	return ipam.Snapshot{Spec: spec, Allocations: allocs}
 }
 
-func orderName(shuffled bool) string {
-	if shuffled {
-		return "shuffled"
-	}
-	return "sorted"
-}
-
-// BenchmarkBuild is Build of a whole snapshot; BenchmarkBuildFloor is the
-// least any build does: parse every owner with ParseMAC and sort the
+// BenchmarkBuild is Build of a whole snapshot (op=build) beside the least
+// any build does (op=floor): parse every owner with ParseMAC and sort the
 // allocations once by address (slices.SortFunc on a fresh copy; the copy
-// is not timed).
+// is not timed). order=sorted-any-vendor has MACs of every vendor, which
+// do not pack: Build's wide path.
 func BenchmarkBuild(b *testing.B) {
 	for _, n := range benchSizes {
-		for _, shuffled := range []bool{false, true} {
-			snap := benchSnapshot(n, shuffled)
-			b.Run(fmt.Sprintf("n=%d/order=%s/op=build", n, orderName(shuffled)), func(b *testing.B) {
+		for _, order := range []string{"sorted", "shuffled", "sorted-any-vendor"} {
+			snap := benchSnapshotMACs(n, order == "shuffled", order == "sorted-any-vendor")
+			b.Run(fmt.Sprintf("n=%d/order=%s/op=build", n, order), func(b *testing.B) {
 				var cpu cpuMeter
 				for i := 0; i < b.N; i++ {
 					cpu.start()
@@ -78,11 +85,14 @@ func BenchmarkBuild(b *testing.B) {
 					if s.Len() != n || len(problems) != 0 {
 						b.Fatalf("Build: %d leases, %d problems", s.Len(), len(problems))
 					}
+					if s.Packed() == (order == "sorted-any-vendor") {
+						b.Fatalf("Build: packed %v", s.Packed())
+					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/alloc")
 				cpu.report(b, n)
 			})
-			b.Run(fmt.Sprintf("n=%d/order=%s/op=floor", n, orderName(shuffled)), func(b *testing.B) {
+			b.Run(fmt.Sprintf("n=%d/order=%s/op=floor", n, order), func(b *testing.B) {
 				var cpu cpuMeter
 				work := make([]ipam.Allocation, n)
 				for i := 0; i < b.N; i++ {
