@@ -12,6 +12,7 @@
 # The raw output is kept in $BENCH_OUT for benchstat comparisons.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. hack/bench-lib.sh
 count=${COUNT:-6}
 out=${BENCH_OUT:-${TMPDIR:-/tmp}/vmnetkit-bench-leasestore.txt}
 export GOWORK=off
@@ -35,42 +36,12 @@ for round in $(seq "$count"); do
 	done
 done
 
-benchstat=$(command -v benchstat || true)
-if [ -z "$benchstat" ] && [ -x "$(go env GOPATH)/bin/benchstat" ]; then
-	benchstat="$(go env GOPATH)/bin/benchstat"
-fi
-echo
-if [ -n "$benchstat" ]; then
-	"$benchstat" "$out"
-else
-	echo "benchstat not found (go install golang.org/x/perf/cmd/benchstat@latest); ratios below use medians"
-fi
+summarize "$out"
 
 echo
 echo "medians over $count rounds; Build ratios are to the floor of the same run (wall: ns/alloc; cpu: cpu-ns/alloc)"
 echo
-awk -v bins="${bins[*]}" '
-/^Benchmark/ {
-	name = $1
-	sub(/^Benchmark/, "", name)
-	sub(/-[0-9]+$/, "", name)
-	for (i = 3; i < NF; i += 2) {
-		k = name "|" $(i + 1)
-		v[k, ++n[k]] = $i + 0
-	}
-}
-function med(name, unit,    k, m, i, j, t, a) {
-	k = name "|" unit
-	m = n[k]
-	if (m == 0) return -1
-	for (i = 1; i <= m; i++) a[i] = v[k, i]
-	for (i = 2; i <= m; i++) {
-		t = a[i]
-		for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]
-		a[j + 1] = t
-	}
-	return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-}
+awk -v bins="${bins[*]}" "$awk_medians"'
 function ratio(a, b, unit,    x, y) {
 	x = med(a, unit); y = med(b, unit)
 	if (x < 0 || y <= 0) return "-"
