@@ -123,17 +123,17 @@ func (p Plan) Apply(old *Store) *Store {
 		keepAll := old.prefix == s.prefix
 		g := 0
 		for i := range old.Len() {
-			e := old.byMACAt(i)
-			for g < len(gone) && gone[g].uint64() < e.mac.uint64() {
+			k, a := old.macAt(i)
+			for g < len(gone) && gone[g].uint64() < k {
 				g++
 			}
-			if g < len(gone) && gone[g] == e.mac {
+			if g < len(gone) && gone[g].uint64() == k {
 				continue
 			}
 			if keepAll {
-				push(e)
+				push(entry{addr: a.bytes(), mac: macFromUint64(k)})
 			} else {
-				pushLease(old.lease(&e))
+				pushLease(old.leaseOf(k, a))
 			}
 		}
 	}

@@ -75,11 +75,6 @@ func (p *packing) offset(a u128) (uint64, bool) {
 	return d.lo, d.hi == 0 && d.lo>>p.offBits == 0
 }
 
-// entry returns the wide entry of a MAC and an offset.
-func (p *packing) entry(mac, off uint64) entry {
-	return entry{addr: p.base.add64(off).bytes(), mac: macFromUint64(mac)}
-}
-
 // widen makes p the packing of MACs with the bits of macAnd and macOr,
 // and re-encodes keys, address table keys of p whose largest offset is
 // maxOff, for it; it reports false, and leaves both alone, when they do

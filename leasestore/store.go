@@ -97,19 +97,14 @@ func (s *Store) leaseOf(mac uint64, a u128) Lease {
 	return Lease{MAC: macFromUint64(mac), Addr: addr, Prefix: s.prefix, Options: s.opts}
 }
 
-// byMACAt returns the i-th lease in MAC order, byAddrAt in address order.
-func (s *Store) byMACAt(i int) entry {
+// addrAt is macAt in address order.
+func (s *Store) addrAt(i int) (uint64, u128) {
 	if s.packed() {
-		return s.pk.entry(s.pk.fromMACKey(s.macKeys[i]))
+		mac, off := s.pk.fromAddrKey(s.addrKeys[i])
+		return mac, s.pk.base.add64(off)
 	}
-	return s.byMAC[i]
-}
-
-func (s *Store) byAddrAt(i int) entry {
-	if s.packed() {
-		return s.pk.entry(s.pk.fromAddrKey(s.addrKeys[i]))
-	}
-	return s.byAddr[i]
+	e := &s.byAddr[i]
+	return e.mac.uint64(), e.u128()
 }
 
 // Len returns the number of leases in s.
@@ -134,8 +129,7 @@ func (s *Store) Lookup(mac MAC) (Lease, bool) {
 		i, _ := slices.BinarySearch(s.macKeys, want<<s.pk.offBits)
 		if i < len(s.macKeys) {
 			if got, off := s.pk.fromMACKey(s.macKeys[i]); got == k {
-				e := s.pk.entry(got, off)
-				return s.lease(&e), true
+				return s.leaseOf(got, s.pk.base.add64(off)), true
 			}
 		}
 		return Lease{}, false
@@ -178,8 +172,7 @@ func (s *Store) LookupAddr(addr netip.Addr) (Lease, bool) {
 func (s *Store) All() iter.Seq[Lease] {
 	return func(yield func(Lease) bool) {
 		for i := range s.Len() {
-			e := s.byAddrAt(i)
-			if !yield(s.lease(&e)) {
+			if !yield(s.leaseOf(s.addrAt(i))) {
 				return
 			}
 		}
