@@ -1,6 +1,6 @@
 module github.com/vmnetkit/vmnetkit
 
-go 1.26
+go 1.23
 
 require (
 	github.com/google/go-cmp v0.7.0

@@ -54,7 +54,8 @@ func BenchmarkSet(b *testing.B) {
 	for _, impl := range []string{"vmnetkit", "inplace"} {
 		b.Run("impl="+impl+"/case=same", func(b *testing.B) {
 			conds := benchConds()
-			for b.Loop() {
+			b.ResetTimer()
+			for range b.N {
 				if impl == "vmnetkit" {
 					conds, _ = Set(conds, same, t1)
 				} else {
@@ -65,7 +66,8 @@ func BenchmarkSet(b *testing.B) {
 		b.Run("impl="+impl+"/case=flip", func(b *testing.B) {
 			conds := benchConds()
 			i := 0
-			for b.Loop() {
+			b.ResetTimer()
+			for range b.N {
 				if impl == "vmnetkit" {
 					conds, _ = Set(conds, flips[i&1], t1)
 				} else {
@@ -79,7 +81,8 @@ func BenchmarkSet(b *testing.B) {
 
 func BenchmarkValidate(b *testing.B) {
 	valid := cond("vmnetkit.example.com/CacheReady", ConditionTrue, 3, t0, "CacheBuilt", "the cache was built")
-	for b.Loop() {
+	b.ResetTimer()
+	for range b.N {
 		if Validate(valid) != nil {
 			b.Fatal("rejected")
 		}
@@ -90,7 +93,8 @@ func BenchmarkValidate(b *testing.B) {
 // observe, build, a generation change, observe again.
 func BenchmarkCacheMachine(b *testing.B) {
 	stored := cond(CacheReadyType, ConditionTrue, 1, t0, ReasonCacheBuilt, "x")
-	for b.Loop() {
+	b.ResetTimer()
+	for range b.N {
 		m := NewCacheMachine("epoch-b2")
 		m, _ = m.Step(PoolObserved{Generation: 1, Stored: &stored, StoredEpoch: "epoch-a1"})
 		m, _ = m.Step(BuildSucceeded{Generation: 1})

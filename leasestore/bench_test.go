@@ -192,9 +192,11 @@ func BenchmarkDiff(b *testing.B) {
 			}
 			b.Run(fmt.Sprintf("n=%d/macs=%s", n, macs), func(b *testing.B) {
 				var p leasestore.Plan
-				for b.Loop() {
+				b.ResetTimer()
+				for range b.N {
 					p = leasestore.Diff(old, new)
 				}
+				b.StopTimer()
 				if got := len(p.Add) + len(p.Remove) + len(p.Update); got < n/100 {
 					b.Fatalf("plan has %d changes, want at least %d", got, n/100)
 				}
@@ -211,9 +213,11 @@ func BenchmarkStoreBytes(b *testing.B) {
 		snap := benchSnapshot(n, true)
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			var perLease float64
-			for b.Loop() {
+			b.ResetTimer()
+			for range b.N {
 				perLease = retainedPerLease(b, snap)
 			}
+			b.StopTimer()
 			b.ReportMetric(perLease, "B/lease")
 		})
 	}

@@ -38,7 +38,7 @@ func FuzzBuildFromStatusMap(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, status string) {
 		spec := fuzzSpecs[int(which)%len(fuzzSpecs)]
 		m := map[string]string{}
-		for line := range strings.SplitSeq(status, "\n") {
+		for _, line := range strings.Split(status, "\n") {
 			k, v, _ := strings.Cut(line, "=")
 			m[k] = v
 		}

@@ -24,7 +24,7 @@ type MAC struct {
 var ErrNotMAC = errors.New("not a 6-byte MAC address")
 
 // ParseMAC parses s as a 6-byte MAC address in one of the common
-// spellings (those of net.ParseMAC), in any case:
+// spellings (those of Go 1.26's net.ParseMAC), in any case:
 //
 //	52:54:00:ab:cd:ef   (colons)
 //	52-54-00-AB-CD-EF   (hyphens)

@@ -21,7 +21,8 @@ func BenchmarkEvaluate(b *testing.B) {
 	for _, p := range []Policy{Strict, Counting} {
 		b.Run(p.String(), func(b *testing.B) {
 			b.ReportAllocs()
-			for b.Loop() {
+			b.ResetTimer()
+			for range b.N {
 				if !Evaluate(in, p).Ready {
 					b.Fatal("not ready")
 				}

@@ -1,7 +1,9 @@
-// Package hwaddr parses hardware (MAC) addresses in the spellings that
-// net.ParseMAC accepts, without allocating, for the core packages that take
-// MACs as text: leasestore (its MAC type) and readiness (NIC matching). One
-// parser keeps both packages agreeing on which strings name the same NIC.
+// Package hwaddr parses hardware (MAC) addresses in the spellings that Go
+// 1.26's net.ParseMAC accepts (colon, hyphen and dot forms, and bare hex,
+// which older Go versions refuse), on every Go version and without
+// allocating, for the core packages that take MACs as text: ipam (MACOwners),
+// leasestore (its MAC type) and readiness (NIC matching). One parser keeps
+// them agreeing on which strings name the same NIC.
 package hwaddr
 
 import (
