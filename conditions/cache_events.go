@@ -3,8 +3,43 @@ package conditions
 // CacheEvent is something that happened to a pool or its local cache, fed to
 // CacheMachine.Step. It is sealed: the implementations are PoolObserved,
 // BuildSucceeded, BuildFailed, GenerationChanged, CacheDropped, PoolPaused,
-// PoolResumed and PoolDeleted. A nil CacheEvent is ignored.
+// PoolResumed and PoolDeleted, and pointers to them, which Go cannot keep
+// out (a pointer's method set holds its value's methods). Step treats a
+// pointer exactly as the value it points to, and a nil pointer, like a nil
+// CacheEvent, as no event: it is ignored.
 type CacheEvent interface{ cacheEvent() }
+
+// eventValue returns the event e points to when e is a pointer to one of
+// the sealed types, nil when that pointer is nil, and e otherwise, so that
+// Step never tells a pointer from its value.
+func eventValue(e CacheEvent) CacheEvent {
+	switch p := e.(type) {
+	case *PoolObserved:
+		return deref(p)
+	case *BuildSucceeded:
+		return deref(p)
+	case *BuildFailed:
+		return deref(p)
+	case *GenerationChanged:
+		return deref(p)
+	case *CacheDropped:
+		return deref(p)
+	case *PoolPaused:
+		return deref(p)
+	case *PoolResumed:
+		return deref(p)
+	case *PoolDeleted:
+		return deref(p)
+	}
+	return e
+}
+
+func deref[E CacheEvent](p *E) CacheEvent {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
 
 // PoolObserved reports the pool as the adapter read it: its generation,
 // whether it is paused or being deleted, and the CacheReady condition and
@@ -67,8 +102,10 @@ func (PoolDeleted) cacheEvent()       {}
 // The zero value means "do nothing". Build and Drop are never both true.
 type CacheDecision struct {
 	// Publish is the CacheReady condition to write with Set; nil: write
-	// nothing. Its LastTransitionTime is zero (Set fills it) and its
-	// ObservedGeneration is the machine's Generation().
+	// nothing. Its LastTransitionTime is zero (Set fills it), its
+	// ObservedGeneration is the machine's Generation(), and its Message is
+	// valid UTF-8 of at most MaxMessageLength bytes, unchanged by a JSON
+	// round trip.
 	Publish *Condition
 	// Epoch is the epoch to store beside the condition (the machine's
 	// epoch) when Publish is not nil; "" otherwise.

@@ -38,7 +38,10 @@ import "fmt"
 //     replaces the cache, a stale success in Ready publishes False/Building.
 //     A stale success while Paused asks to drop the cache again.
 //   - BuildFailed for Generation() publishes False/BuildFailed with the
-//     error as message (truncated to MaxMessageLength). The next
+//     error as message: each byte that is not valid UTF-8 replaced by
+//     U+FFFD, as encoding/json (and so the API server) stores it, then
+//     truncated to MaxMessageLength, so that the stored condition reads back
+//     equal and a retry failing the same way writes nothing. The next
 //     PoolObserved is the retry: it asks for a build and keeps the
 //     condition until the outcome is known. A failure in Ready leaves the
 //     (intact) cache Ready.
@@ -105,17 +108,20 @@ func (m CacheMachine) Condition() (Condition, bool) {
 		Status:             st,
 		ObservedGeneration: m.gen,
 		Reason:             m.reason,
-		Message:            truncateUTF8(m.message, MaxMessageLength),
+		Message:            publishableMessage(m.message),
 	}, true
 }
 
 // Step applies e and returns the next machine and what to do; see
-// CacheMachine for the rules. An ignored event returns m unchanged and the
-// zero CacheDecision. Step never panics, whatever the event holds.
+// CacheMachine for the rules. A pointer to an event is applied as the event
+// it points to; a nil event or nil pointer is ignored. An ignored event
+// returns m unchanged and the zero CacheDecision. Step never panics,
+// whatever the event holds.
 func (m CacheMachine) Step(e CacheEvent) (CacheMachine, CacheDecision) {
 	if m.state == StateGone {
 		return m, CacheDecision{}
 	}
+	e = eventValue(e)
 	n := m
 	var (
 		d  CacheDecision
@@ -308,8 +314,9 @@ func specChangedMessage(gen int64) string {
 	return fmt.Sprintf("the cache-relevant spec changed at generation %d; rebuilding the cache", gen)
 }
 
-// errorText is err's message for a condition: bounded in length, and never a
-// panic, even from an Error method that dereferences a nil receiver.
+// errorText is err's message for a condition: valid UTF-8, bounded in length
+// (see publishableMessage), and never a panic, even from an Error method that
+// dereferences a nil receiver.
 func errorText(err error) (text string) {
 	const fallback = "the cache build failed"
 	if err == nil {
@@ -320,5 +327,5 @@ func errorText(err error) (text string) {
 			text = fallback + " (its error could not be printed)"
 		}
 	}()
-	return truncateUTF8(err.Error(), MaxMessageLength)
+	return publishableMessage(err.Error())
 }

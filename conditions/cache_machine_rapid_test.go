@@ -60,8 +60,13 @@ func (w *cacheWorld) observation() PoolObserved {
 
 // deliver steps the machine and carries out its decision as an adapter does:
 // write the condition with Set and the epoch beside it, then drop or build.
+// Half the events are passed by pointer, which Step must not tell apart.
 func (w *cacheWorld) deliver(t *rapid.T, e CacheEvent) {
-	next, d := w.m.Step(e)
+	ev := e
+	if rapid.Bool().Draw(t, "byPointer") {
+		ev = pointerTo(e)
+	}
+	next, d := w.m.Step(ev)
 	checkDecision(t, next, d)
 	w.clock = w.clock.Add(time.Duration(rapid.IntRange(0, 2500).Draw(t, "ms")) * time.Millisecond)
 	if d.Publish != nil {

@@ -30,7 +30,8 @@
 // state machine, one per pool, created with the epoch of the running process
 // (a random ID made at start). Each Step takes an event (PoolObserved,
 // BuildSucceeded, BuildFailed, GenerationChanged, CacheDropped, PoolPaused,
-// PoolResumed, PoolDeleted) and returns the next machine and a CacheDecision:
+// PoolResumed, PoolDeleted; a pointer to one counts as the event itself) and
+// returns the next machine and a CacheDecision:
 // the condition to write with Set, the epoch to store beside it, and whether
 // to build or drop the local cache. Nothing else decides.
 //

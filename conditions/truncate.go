@@ -1,6 +1,9 @@
 package conditions
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // truncateUTF8 returns the longest prefix of s of at most n bytes that does
 // not split a UTF-8 sequence.
@@ -12,4 +15,34 @@ func truncateUTF8(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// validUTF8 returns s with each byte that is not part of a valid UTF-8
+// sequence replaced by U+FFFD, the text encoding/json writes for s (and so
+// the text the API server stores). It returns s itself, without allocating,
+// when s is valid.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2*utf8.UTFMax)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// publishableMessage is s as a published condition carries it: valid UTF-8
+// (see validUTF8), then truncated to MaxMessageLength, so that it survives
+// the API server's JSON round trip unchanged and compares equal when read
+// back.
+func publishableMessage(s string) string {
+	return truncateUTF8(validUTF8(s), MaxMessageLength)
 }
