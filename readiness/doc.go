@@ -21,12 +21,22 @@
 //
 // # The Strict policy (the zero Policy)
 //
-//  1. A usable address is valid and not unspecified, loopback, link-local
-//     (169.254.0.0/16, fe80::/10), multicast, or inside an Input.Ignore
-//     prefix. Reported addresses are compared unmapped (::ffff:10.0.0.1 is
-//     10.0.0.1) and without zone. Unusable addresses are never credited and
-//     are listed, with why, in the verdict of the device whose NIC reported
-//     them.
+//  1. A usable address is one a host can hold as its own unicast address,
+//     and is not inside an Input.Ignore prefix. This is the whole list of
+//     unusable addresses, by [IgnoreReason]: invalid (the zero
+//     netip.Addr); unspecified (0.0.0.0, ::); this network (the rest of
+//     0.0.0.0/8); loopback (127.0.0.0/8, ::1); link-local
+//     (169.254.0.0/16, fe80::/10); multicast (224.0.0.0/4, ff00::/8);
+//     broadcast (255.255.255.255, the limited broadcast address); reserved
+//     (the rest of 240.0.0.0/4). Every other address is usable, private
+//     (10.0.0.0/8, fd00::/8) and shared (100.64.0.0/10) ones included; a
+//     subnet's directed broadcast address cannot be told without the
+//     subnet, so it is not in the list. Reported addresses are compared unmapped (::ffff:10.0.0.1 is
+//     10.0.0.1) and without zone, and so are Ignore prefixes: one in
+//     IPv4-mapped form, ::ffff:a.b.c.d/n with n of at least 96, is the IPv4
+//     prefix a.b.c.d/(n-96); a shorter IPv6 prefix (::/0) matches no IPv4
+//     address. Unusable addresses are never credited and are listed, with
+//     why, in the verdict of the device whose NIC reported them.
 //  2. A DHCP4 device is satisfied by a usable IPv4 address on its own NICs
 //     that is not a static address of any device; DHCP6 likewise with IPv6;
 //     a device with both needs both.
@@ -50,9 +60,10 @@
 //
 // A spec is invalid (Reason [ReasonInvalidNetworkSpec], never ready, the
 // problems in Verdict.Problems) when a MAC is not a MAC, two devices share a
-// MAC, a static address cannot be a VM's address (zero, zoned, IPv4-mapped,
-// unspecified, loopback, link-local, multicast), a static address is listed
-// twice, or a device asks DHCP for a family it has static addresses of.
+// MAC, a static address cannot be a VM's address (zoned, IPv4-mapped, or
+// unusable under rule 1 without regard to Ignore), a static address is
+// listed twice, or a device asks DHCP for a family it has static addresses
+// of.
 //
 // # The Counting policy
 //
@@ -73,7 +84,9 @@
 //
 // Counting validates no spec and uses no Ignore prefix. Where it differs
 // from Strict (each difference has a test in policy_test.go):
-//   - link-local, loopback, multicast and unspecified addresses count;
+//   - every valid address counts, those rule 1 of Strict calls unusable
+//     (link-local, loopback, multicast, unspecified, broadcast, ...)
+//     included;
 //   - a virtual IP or any address inside Ignore counts;
 //   - an address on the wrong NIC counts for another device: a second
 //     address on one DHCP NIC satisfies a second DHCP device, and an

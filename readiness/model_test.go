@@ -1,7 +1,6 @@
 package readiness
 
 import (
-	"net"
 	"net/netip"
 )
 
@@ -12,7 +11,7 @@ import (
 // modelMAC is a MAC as the standard library reads it, for an oracle
 // independent of internal/hwaddr.
 func modelMAC(s string) (string, bool) {
-	hw, err := net.ParseMAC(s)
+	hw, err := stdParseMAC(s)
 	if err != nil || len(hw) != 6 {
 		return "", false
 	}
@@ -20,6 +19,21 @@ func modelMAC(s string) (string, bool) {
 }
 
 func modelFamilyIs4(a netip.Addr) bool { return a.Unmap().Is4() }
+
+// modelNotUnicast is the package documentation's list of addresses that are
+// no host's own: an invalid, unspecified, loopback, link-local or multicast
+// address, 255.255.255.255, or one in 0.0.0.0/8 or 240.0.0.0/4.
+func modelNotUnicast(a netip.Addr) bool {
+	if !a.IsValid() || a.IsUnspecified() || a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsMulticast() {
+		return true
+	}
+	for _, p := range []string{"0.0.0.0/8", "240.0.0.0/4", "255.255.255.255/32"} {
+		if netip.MustParsePrefix(p).Contains(a) {
+			return true
+		}
+	}
+	return false
+}
 
 func modelValid(devs []Device) bool {
 	macs := map[string]bool{}
@@ -33,8 +47,7 @@ func modelValid(devs []Device) bool {
 			macs[m] = true
 		}
 		for _, a := range d.Static {
-			bad := !a.IsValid() || a.Zone() != "" || a.Is4In6() || a.IsUnspecified() ||
-				a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsMulticast()
+			bad := !a.IsValid() || a.Zone() != "" || a.Is4In6() || modelNotUnicast(a)
 			if bad || statics[a] || a.Is4() && d.DHCP4 || a.Is6() && d.DHCP6 {
 				return false
 			}
@@ -51,10 +64,15 @@ func modelStrictReady(in Input) bool {
 	plain := func(a netip.Addr) netip.Addr { return a.Unmap().WithZone("") }
 	usable := func(a netip.Addr) bool {
 		a = plain(a)
-		if !a.IsValid() || a.IsUnspecified() || a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsMulticast() {
+		if modelNotUnicast(a) {
 			return false
 		}
 		for _, p := range in.Ignore {
+			// An Ignore prefix in IPv4-mapped form is matched as the IPv4
+			// prefix it maps, as addresses are.
+			if m := p.Addr(); m.Is4In6() && p.Bits() >= 96 {
+				p = netip.PrefixFrom(m.Unmap(), p.Bits()-96)
+			}
 			if p.Contains(a) {
 				return false
 			}

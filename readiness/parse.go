@@ -105,8 +105,11 @@ var allTypes = [...]string{TypeNone, TypeIPv4, TypeIPv6, TypeIPv4v6, TypeIPv4DHC
 // ParseStaticAddr parses a static address given as an address ("10.1.1.1",
 // "2001:db8::1") or as an address with its prefix length ("10.1.1.1/24"); the
 // prefix length is checked, then dropped. The address must be able to be a
-// VM's address: not zoned, not IPv4-mapped IPv6, not unspecified, loopback,
-// link-local or multicast. Errors wrap [ErrInvalidStatic].
+// VM's address: not zoned, not IPv4-mapped IPv6, and usable under the
+// Strict policy's rule 1 (not unspecified, in 0.0.0.0/8, loopback,
+// link-local, multicast, 255.255.255.255 or in 240.0.0.0/4; see the package
+// documentation). Errors wrap [ErrInvalidStatic] and end with the reason,
+// such as "broadcast".
 func ParseStaticAddr(s string) (netip.Addr, error) {
 	var a netip.Addr
 	if strings.Contains(s, "/") {

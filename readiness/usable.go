@@ -3,7 +3,9 @@ package readiness
 import "net/netip"
 
 // classify says whether a is usable under Strict's first rule and, if not,
-// why. a should be normalized (see normalize); it does not allocate.
+// why. It is the one place that decides which addresses can be a host's own
+// unicast address; the package documentation lists the same set. a should
+// be normalized (see normalize); it does not allocate.
 func classify(a netip.Addr, ignore []netip.Prefix) (IgnoreReason, bool) {
 	switch {
 	case !a.IsValid():
@@ -17,8 +19,18 @@ func classify(a netip.Addr, ignore []netip.Prefix) (IgnoreReason, bool) {
 	case a.IsMulticast():
 		return IgnoredMulticast, false
 	}
+	if a.Is4() {
+		switch b := a.As4(); {
+		case b == [4]byte{255, 255, 255, 255}: // limited broadcast (RFC 919)
+			return IgnoredBroadcast, false
+		case b[0] == 0: // 0.0.0.0/8, "this network" (RFC 1122 3.2.1.3)
+			return IgnoredThisNetwork, false
+		case b[0] >= 240: // 240.0.0.0/4, reserved (RFC 1112 4)
+			return IgnoredReserved, false
+		}
+	}
 	for _, p := range ignore {
-		if p.IsValid() && p.Contains(a) {
+		if p = normalizePrefix(p); p.IsValid() && p.Contains(a) {
 			return IgnoredPrefix, false
 		}
 	}
@@ -30,3 +42,16 @@ func classify(a netip.Addr, ignore []netip.Prefix) (IgnoreReason, bool) {
 // zone only qualifies link-local addresses, which are never usable, and
 // netip.Prefix.Contains is false for any zoned address).
 func normalize(a netip.Addr) netip.Addr { return a.Unmap().WithZone("") }
+
+// normalizePrefix is the form Strict compares Ignore prefixes in, to match
+// normalized addresses: a prefix inside ::ffff:0:0/96 (an IPv4-mapped
+// address with at least 96 bits) is its IPv4 prefix, ::ffff:a.b.c.d/n
+// becoming a.b.c.d/(n-96). Any other prefix is returned as it is, so an
+// IPv6 prefix shorter than /96 (such as ::/0) never matches an IPv4
+// address. It does not allocate.
+func normalizePrefix(p netip.Prefix) netip.Prefix {
+	if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
+		return netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+	}
+	return p
+}

@@ -177,6 +177,13 @@ const (
 	// IgnoredAmbiguous: a Node address that no NIC reports while two or
 	// more DHCP devices of its family are pending; it could be any of them.
 	IgnoredAmbiguous
+	// IgnoredBroadcast: 255.255.255.255, the limited broadcast address.
+	IgnoredBroadcast
+	// IgnoredThisNetwork: 0.0.0.0/8 ("this network") other than 0.0.0.0.
+	IgnoredThisNetwork
+	// IgnoredReserved: 240.0.0.0/4 (reserved for future use) other than
+	// 255.255.255.255.
+	IgnoredReserved
 )
 
 var ignoreNames = [...]string{
@@ -191,6 +198,9 @@ var ignoreNames = [...]string{
 	IgnoredFamilyNotWanted: "family not wanted by the device",
 	IgnoredUnmatchedNIC:    "on a NIC that matches no device",
 	IgnoredAmbiguous:       "ambiguous: several devices wait for this family",
+	IgnoredBroadcast:       "broadcast",
+	IgnoredThisNetwork:     "this network",
+	IgnoredReserved:        "reserved",
 }
 
 // String returns a short lowercase phrase, such as "link-local".
