@@ -12,8 +12,18 @@
 // Snapshot and Restore persist a pool: Restore gives the same pool whatever
 // the order of the snapshot's allocations, and never fails as a whole on a
 // bad entry: it keeps what it can and lists the rest as Problems.
-// ParseAllocated reads the common status-map form, address to owner or
-// marker, into a Snapshot.
+//
+// The edge to what a controller stores is here too, so that no adapter
+// translates by hand: SpecText is a Spec in a custom resource's strings
+// (Parse names the bad field and index; Spec.Text goes back), ParseRange
+// and ParseAddr read one value, FormatAllocated writes a pool as the
+// status-map form (address to owner, or a marker) that ParseAllocated and
+// RestoreAllocated read back, and Snapshot, Spec, Strategy, OwnerKind,
+// Count and Stats have JSON forms a status can hold. A pool of MACOwners
+// takes every spelling of a MAC as one owner; every pool refuses an owner
+// that is not valid UTF-8, so nothing it holds changes in JSON. Text never
+// names an IPv4-mapped IPv6 address (::ffff:10.0.0.1): every parser here
+// refuses one and says which IPv4 address to write.
 //
 // Internally a pool is a sparse 64-ary radix tree over address offsets: a
 // subtree that is entirely taken is one bit in its parent, so the lowest free

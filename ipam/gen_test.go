@@ -1,7 +1,11 @@
 package ipam
 
 import (
+	"fmt"
+	"maps"
 	"net/netip"
+	"slices"
+	"strings"
 
 	"github.com/vmnetkit/vmnetkit/internal/u128"
 	"go4.org/netipx"
@@ -55,8 +59,12 @@ func genSpec(t *rapid.T) Spec {
 	bits := p.Addr().BitLen() - p.Bits()
 	l, _ := compile(Spec{Prefix: p})
 	first, last := l.addr(u128.U128{}), l.addr(l.max)
-	spec := Spec{Prefix: p, Strategy: rapid.SampledFrom([]Strategy{Lowest, Sequential}).Draw(t, "strategy")}
-	at := func(label string) netip.Addr { return addrAt(p, genOffset(t, label, bits)) }
+	spec := Spec{
+		Prefix:   p,
+		Strategy: rapid.SampledFrom([]Strategy{Lowest, Sequential}).Draw(t, "strategy"),
+		Owners:   rapid.SampledFrom([]OwnerKind{AnyOwner, MACOwners}).Draw(t, "owners"),
+	}
+	at := func(label string) netip.Addr { return notMapped(addrAt(p, genOffset(t, label, bits))) }
 	usable := func(a netip.Addr) netip.Addr {
 		if a.Less(first) {
 			return first
@@ -85,7 +93,7 @@ func genSpec(t *rapid.T) Spec {
 		unit := rapid.SampledFrom([]uint64{1, 64, 64, 4096}).Draw(t, "unit")
 		from := addrAt(p, u128.FromAddr(start).Sub(u128.FromAddr(p.Addr())).Add64(unit*rapid.Uint64Range(0, 3).Draw(t, "aligned-from")))
 		to := addrAt(p, u128.FromAddr(from).Sub(u128.FromAddr(p.Addr())).Add64(unit*rapid.Uint64Range(1, 3).Draw(t, "aligned-len")-1))
-		spec.Exclude = append(spec.Exclude, netipx.IPRangeFrom(from, to))
+		spec.Exclude = append(spec.Exclude, rangeNotMapped(from, to))
 	}
 	for range rapid.IntRange(0, 3).Draw(t, "excludes") {
 		from := at("exclude-from")
@@ -93,12 +101,29 @@ func genSpec(t *rapid.T) Spec {
 		if to.Less(from) { // the offset wrapped
 			to = netipx.PrefixLastIP(p)
 		}
-		spec.Exclude = append(spec.Exclude, netipx.IPRangeFrom(from, to))
+		spec.Exclude = append(spec.Exclude, rangeNotMapped(from, to))
 	}
 	for range rapid.IntRange(0, 3).Draw(t, "reserved") {
 		spec.Reserved = append(spec.Reserved, at("reserved"))
 	}
 	return spec
+}
+
+// notMapped moves an IPv4-mapped address, which a Spec may not name, just
+// past the mapped block (only ::/0 of testPrefixes holds such addresses).
+func notMapped(a netip.Addr) netip.Addr {
+	if a.Is4In6() {
+		return netipx.PrefixLastIP(mappedBlock).Next()
+	}
+	return a
+}
+
+func rangeNotMapped(from, to netip.Addr) netipx.IPRange {
+	from, to = notMapped(from), notMapped(to)
+	if to.Less(from) {
+		from, to = to, from
+	}
+	return netipx.IPRangeFrom(from, to)
 }
 
 // interesting returns addresses worth probing in a pool for spec: the ends
@@ -159,6 +184,48 @@ func slicesSortAddrs(a []netip.Addr) {
 	}
 }
 
-var testOwners = []string{"a", "b", "c", "d", "e", "f", "g", "h", "", MarkerExcluded}
+// testOwners are the owners of AnyOwner pools: a few names, and ones that
+// every pool refuses.
+var testOwners = []string{"a", "b", "c", "d", "e", "f", "g", "h", "", MarkerExcluded, "vm-\xff", "vm-\xfe"}
 
-func genOwner(t *rapid.T) string { return rapid.SampledFrom(testOwners).Draw(t, "owner") }
+// testMACOwners are the owners of MACOwners pools, each with the form the
+// pool stores it in ("": refused).
+var testMACOwners = map[string]string{
+	"52:54:00:00:00:01":       "52:54:00:00:00:01",
+	"52-54-00-00-00-01":       "52:54:00:00:00:01",
+	"5254.0000.0001":          "52:54:00:00:00:01",
+	"525400000001":            "52:54:00:00:00:01",
+	"52:54:00:AA:00:02":       "52:54:00:aa:00:02",
+	"52-54-00-aa-00-02":       "52:54:00:aa:00:02",
+	"52:54:00:00:00:03":       "52:54:00:00:00:03",
+	"02:00:00:00:00:04":       "02:00:00:00:00:04",
+	"a":                       "",
+	"":                        "",
+	MarkerReserved:            "",
+	"52:54:00:00:00:0\xff":    "",
+	"01:02:03:04:05:06:07:08": "",
+}
+
+// genOwner draws an owner for m's pool.
+func genOwner(t *rapid.T, m *model) string {
+	if m.spec.Owners == MACOwners {
+		return rapid.SampledFrom(slices.Sorted(maps.Keys(testMACOwners))).Draw(t, "owner")
+	}
+	return rapid.SampledFrom(testOwners).Draw(t, "owner")
+}
+
+// freshOwner returns the n-th new owner for m's pool, spelled in turn in
+// each form the pool's OwnerKind accepts.
+func freshOwner(m *model, n int) string {
+	if m.spec.Owners != MACOwners {
+		return fmt.Sprintf("n%d", n)
+	}
+	canon := fmt.Sprintf("02:00:00:%02x:%02x:%02x", byte(n>>16), byte(n>>8), byte(n))
+	spelled := [...]string{
+		canon,
+		strings.ToUpper(strings.ReplaceAll(canon, ":", "-")),
+		strings.ReplaceAll(canon, ":", ""),
+	}[n%3]
+	m.aliases[spelled] = canon
+	return spelled
+}

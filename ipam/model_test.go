@@ -3,9 +3,11 @@ package ipam
 import (
 	"cmp"
 	"errors"
+	"maps"
 	"math/big"
 	"net/netip"
 	"slices"
+	"unicode/utf8"
 
 	"go4.org/netipx"
 )
@@ -19,6 +21,7 @@ type model struct {
 	addrs       map[netip.Addr]string
 	cursor      netip.Addr // Sequential: where the next search starts
 	hasLastAddr bool
+	aliases     map[string]string // MACOwners: each spelling's stored form
 }
 
 func newModel(spec Spec) *model {
@@ -32,17 +35,28 @@ func newModel(spec Spec) *model {
 			last = last.Prev()
 		}
 	}
+	if !p.Addr().Is4() && mappedBlock.Contains(last) {
+		last = mappedBlock.Addr().Prev()
+	}
 	if !start.IsValid() {
 		start = first
 	}
 	if !end.IsValid() {
 		end = last
 	}
-	return &model{spec: spec, start: start, end: end, owners: map[string]netip.Addr{}, addrs: map[netip.Addr]string{}, cursor: start}
+	return &model{
+		spec: spec, start: start, end: end, cursor: start,
+		owners: map[string]netip.Addr{}, addrs: map[netip.Addr]string{},
+		aliases: maps.Clone(testMACOwners),
+	}
 }
 
+// mappedBlock holds the IPv4-mapped IPv6 addresses, never usable.
+var mappedBlock = netip.MustParsePrefix("::ffff:0:0/96")
+
 func (m *model) inRange(a netip.Addr) bool {
-	return a.IsValid() && a.Zone() == "" && a.Is4() == m.start.Is4() && m.start.Compare(a) <= 0 && a.Compare(m.end) <= 0
+	return a.IsValid() && a.Zone() == "" && a.Is4() == m.start.Is4() && !a.Is4In6() &&
+		m.start.Compare(a) <= 0 && a.Compare(m.end) <= 0
 }
 
 // why returns the sentinel Check must return for a.
@@ -64,6 +78,10 @@ func (m *model) why(a netip.Addr) error {
 // nextFree returns the lowest free address in [from, end].
 func (m *model) nextFree(from netip.Addr) (netip.Addr, bool) {
 	for a := from; a.IsValid() && a.Compare(m.end) <= 0; {
+		if a.Is4In6() {
+			a = netipx.PrefixLastIP(mappedBlock).Next()
+			continue
+		}
 		if r, ok := m.excludedBy(a); ok {
 			a = r.To().Next()
 			continue
@@ -101,10 +119,11 @@ func (m *model) take(a netip.Addr, owner string) {
 }
 
 func (m *model) allocate(owner string) (netip.Addr, error) {
-	if a, ok := m.owners[owner]; ok {
+	owner, valid := m.canonical(owner)
+	if a, ok := m.owners[owner]; ok && valid {
 		return a, nil
 	}
-	if !validOwner(owner) {
+	if !valid {
 		return netip.Addr{}, ErrInvalidOwner
 	}
 	a, ok := m.next()
@@ -119,8 +138,20 @@ func (m *model) allocate(owner string) (netip.Addr, error) {
 	return a, nil
 }
 
+// canonical returns the form in which the pool stores owner, and whether
+// the pool takes it at all: the AnyOwner rule written out, or the MAC
+// spellings the test knows.
+func (m *model) canonical(owner string) (string, bool) {
+	if m.spec.Owners == MACOwners {
+		c := m.aliases[owner]
+		return c, c != ""
+	}
+	return owner, owner != "" && owner != MarkerExcluded && owner != MarkerReserved && utf8.ValidString(owner)
+}
+
 func (m *model) allocateAddr(a netip.Addr, owner string) error {
-	if !validOwner(owner) {
+	owner, valid := m.canonical(owner)
+	if !valid {
 		return ErrInvalidOwner
 	}
 	if err := m.why(a); err != nil {
@@ -175,7 +206,10 @@ func (m *model) allocations() []Allocation {
 // stats computes the counts with netipx's IPSet and math/big, independently
 // of the pool's offset arithmetic.
 func (m *model) stats() [5]string {
-	window := netipx.IPRangeFrom(m.start, m.end)
+	var wb netipx.IPSetBuilder
+	wb.AddRange(netipx.IPRangeFrom(m.start, m.end))
+	wb.RemovePrefix(mappedBlock)
+	window, _ := wb.IPSet()
 	var eb, rb netipx.IPSetBuilder
 	for _, r := range m.spec.Exclude {
 		eb.AddRange(r)
@@ -184,11 +218,14 @@ func (m *model) stats() [5]string {
 		rb.Add(a)
 		eb.Remove(a)
 	}
-	eb.Intersect(setOf(window))
-	rb.Intersect(setOf(window))
+	eb.Intersect(window)
+	rb.Intersect(window)
 	ex, _ := eb.IPSet()
 	rs, _ := rb.IPSet()
-	size := rangeSize(window)
+	size := new(big.Int)
+	for _, r := range window.Ranges() {
+		size.Add(size, rangeSize(r))
+	}
 	alloc := big.NewInt(int64(len(m.addrs)))
 	excl, res := new(big.Int), new(big.Int)
 	for _, r := range ex.Ranges() {
@@ -200,13 +237,6 @@ func (m *model) stats() [5]string {
 	free := new(big.Int).Sub(size, alloc)
 	free.Sub(free, excl).Sub(free, res)
 	return [5]string{size.String(), alloc.String(), excl.String(), res.String(), free.String()}
-}
-
-func setOf(r netipx.IPRange) *netipx.IPSet {
-	var b netipx.IPSetBuilder
-	b.AddRange(r)
-	s, _ := b.IPSet()
-	return s
 }
 
 func rangeSize(r netipx.IPRange) *big.Int {

@@ -30,6 +30,17 @@ func (x *ownerIndex) get(owner string) (u128.U128, bool) {
 	return u128.From64(o), ok
 }
 
+// getBytes is get for a key held in a byte slice, without converting it
+// to a string.
+func (x *ownerIndex) getBytes(key []byte) (u128.U128, bool) {
+	if x.wide != nil {
+		o, ok := x.wide[string(key)]
+		return o, ok
+	}
+	o, ok := x.narrow[string(key)]
+	return u128.From64(o), ok
+}
+
 func (x *ownerIndex) set(owner string, o u128.U128) {
 	if x.wide != nil {
 		x.wide[owner] = o

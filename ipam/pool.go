@@ -15,8 +15,14 @@ import (
 // owners cost about 100 bytes each in a /12 and in a /64 alike.
 //
 // A Pool is not safe for concurrent use: callers serialize access (an
-// adapter holds its lock around each call). The zero Pool is not usable;
-// use New or Restore.
+// adapter holds its lock around each call).
+//
+// The zero Pool and a nil *Pool hold nothing and never panic: the methods
+// that change or check a pool (Allocate, AllocateAddr, Release, Check)
+// return an error wrapping ErrInvalidSpec, the readers report nothing
+// (Lookup, AddrOf and ReleaseOwner false, Len 0, the zero Stats, Spec,
+// Prefix, Range and Snapshot, All no allocation), and Clone returns a new
+// zero Pool (nil for nil). Use New or Restore to make a pool.
 type Pool struct {
 	l      *layout // immutable, shared by clones
 	t      tree
@@ -43,47 +49,94 @@ func newPool(l *layout, sizeHint int) *Pool {
 	}
 }
 
+// made reports whether p was made by New or Restore (or cloned from one).
+func (p *Pool) made() bool { return p != nil && p.l != nil }
+
 // Prefix returns the pool's prefix.
-func (p *Pool) Prefix() netip.Prefix { return p.l.spec.Prefix }
+func (p *Pool) Prefix() netip.Prefix {
+	if !p.made() {
+		return netip.Prefix{}
+	}
+	return p.l.spec.Prefix
+}
 
 // Range returns the pool's first and last allocatable addresses: the
 // Spec's Start and End, or the prefix's first and last usable addresses.
 func (p *Pool) Range() netipx.IPRange {
+	if !p.made() {
+		return netipx.IPRange{}
+	}
 	return netipx.IPRangeFrom(p.l.addr(u128.U128{}), p.l.addr(p.l.max))
 }
 
 // Spec returns a copy of the pool's Spec.
-func (p *Pool) Spec() Spec { return p.l.spec.clone() }
+func (p *Pool) Spec() Spec {
+	if !p.made() {
+		return Spec{}
+	}
+	return p.l.spec.clone()
+}
 
 // Len returns the number of allocated addresses.
-func (p *Pool) Len() int { return p.owners.len() }
+func (p *Pool) Len() int {
+	if !p.made() {
+		return 0
+	}
+	return p.owners.len()
+}
+
+// ownerOffset returns the offset owner holds, whatever its spelling. It
+// does not allocate.
+func (p *Pool) ownerOffset(owner string) (u128.U128, bool) {
+	if o, ok := p.owners.get(owner); ok {
+		return o, true
+	}
+	var buf [17]byte
+	if key, ok := p.l.spec.Owners.lookupKey(owner, &buf); ok && string(key) != owner {
+		return p.owners.getBytes(key)
+	}
+	return u128.U128{}, false
+}
 
 // Check reports whether addr could ever be allocated from p: nil, or an
 // error wrapping ErrOutOfRange, ErrExcluded or ErrReserved. It ignores
 // current allocations. It allocates only to build an error.
 func (p *Pool) Check(addr netip.Addr) error {
+	if !p.made() {
+		return p.fail(fmt.Sprintf("check %q", addr.String()), nil)
+	}
 	if _, err := p.l.check(addr); err != nil {
 		return p.fail(fmt.Sprintf("check %q", addr.String()), err)
 	}
 	return nil
 }
 
-// fail returns err as "ipam: <op> in <prefix>: <err>".
+// fail returns err as "ipam: <op> in <prefix>: <err>". For a pool that New
+// or Restore did not make, it says so and wraps ErrInvalidSpec.
 func (p *Pool) fail(op string, err error) error {
+	if !p.made() {
+		return fmt.Errorf("ipam: %s in a pool not made by New or Restore: %w", op, ErrInvalidSpec)
+	}
 	return fmt.Errorf("ipam: %s in %s: %w", op, p.l.spec.Prefix, err)
 }
 
 // Allocate returns the address owner holds, allocating one by the pool's
 // Strategy if owner holds none. It returns an error wrapping
-// ErrInvalidOwner for an owner that is empty or a marker, or ErrExhausted
+// ErrInvalidOwner for an owner the pool's OwnerKind refuses (empty, a
+// marker, not valid UTF-8, not a MAC in a MACOwners pool), or ErrExhausted
 // when no address is free. Once the pool's maps have grown, it allocates
 // memory only to store a new owner.
 func (p *Pool) Allocate(owner string) (netip.Addr, error) {
-	if o, ok := p.owners.get(owner); ok {
+	if !p.made() {
+		return netip.Addr{}, p.fail(fmt.Sprintf("allocate %q", owner), nil)
+	}
+	if o, ok := p.ownerOffset(owner); ok {
 		return p.l.addr(o), nil
 	}
-	if !validOwner(owner) {
-		return netip.Addr{}, p.fail(fmt.Sprintf("allocate %q", owner), ErrInvalidOwner)
+	given := owner
+	owner, err := p.l.spec.Owners.canonical(owner)
+	if err != nil {
+		return netip.Addr{}, p.fail(fmt.Sprintf("allocate %q", given), err)
 	}
 	var o u128.U128
 	var ok bool
@@ -98,7 +151,7 @@ func (p *Pool) Allocate(owner string) (netip.Addr, error) {
 		}
 	}
 	if !ok {
-		return netip.Addr{}, p.fail(fmt.Sprintf("allocate %q", owner), ErrExhausted)
+		return netip.Addr{}, p.fail(fmt.Sprintf("allocate %q", given), ErrExhausted)
 	}
 	p.take(o, owner)
 	p.cursor = o.Add64(1)
@@ -118,15 +171,19 @@ func (p *Pool) take(o u128.U128, owner string) {
 }
 
 // AllocateAddr allocates addr to owner. It is a no-op if owner already holds
-// addr. Otherwise it returns an error wrapping ErrInvalidOwner,
-// ErrOutOfRange, ErrExcluded, ErrReserved, ErrInUse (another owner holds
-// addr) or ErrOwnerHasAddr (owner holds another address).
+// addr. Otherwise it returns an error wrapping ErrInvalidOwner (see
+// Allocate), ErrOutOfRange, ErrExcluded, ErrReserved, ErrInUse (another
+// owner holds addr) or ErrOwnerHasAddr (owner holds another address).
 func (p *Pool) AllocateAddr(addr netip.Addr, owner string) error {
 	fail := func(err error) error {
 		return p.fail(fmt.Sprintf("allocate %q to %q", addr.String(), owner), err)
 	}
-	if !validOwner(owner) {
-		return fail(ErrInvalidOwner)
+	if !p.made() {
+		return fail(nil)
+	}
+	owner, err := p.l.spec.Owners.canonical(owner)
+	if err != nil {
+		return fail(err)
 	}
 	o, err := p.l.check(addr)
 	if err != nil {
@@ -150,6 +207,9 @@ func (p *Pool) AllocateAddr(addr netip.Addr, owner string) error {
 // ErrOutOfRange, ErrExcluded or ErrReserved when that is why. It does not
 // allocate on success.
 func (p *Pool) Release(addr netip.Addr) (owner string, err error) {
+	if !p.made() {
+		return "", p.fail(fmt.Sprintf("release %q", addr.String()), nil)
+	}
 	o, err := p.l.check(addr)
 	if err != nil {
 		return "", p.fail(fmt.Sprintf("release %q", addr.String()), fmt.Errorf("%w: %w", err, ErrNotAllocated))
@@ -170,21 +230,27 @@ func (p *Pool) forget(o u128.U128, owner string) {
 	}
 }
 
-// ReleaseOwner frees the address owner holds and returns it; ok is false if
-// owner holds none.
+// ReleaseOwner frees the address owner holds, in any spelling its
+// OwnerKind accepts, and returns it; ok is false if owner holds none.
 func (p *Pool) ReleaseOwner(owner string) (addr netip.Addr, ok bool) {
-	o, ok := p.owners.get(owner)
+	if !p.made() {
+		return netip.Addr{}, false
+	}
+	o, ok := p.ownerOffset(owner)
 	if !ok {
 		return netip.Addr{}, false
 	}
-	p.t.remove(o)
-	p.forget(o, owner)
+	stored, _ := p.t.remove(o)
+	p.forget(o, stored)
 	return p.l.addr(o), true
 }
 
 // Lookup returns the owner of addr; ok is false if addr is not allocated.
 // It does not allocate.
 func (p *Pool) Lookup(addr netip.Addr) (owner string, ok bool) {
+	if !p.made() {
+		return "", false
+	}
 	o, ok := p.l.offset(addr)
 	if !ok {
 		return "", false
@@ -192,10 +258,13 @@ func (p *Pool) Lookup(addr netip.Addr) (owner string, ok bool) {
 	return p.t.owner(o)
 }
 
-// AddrOf returns the address owner holds; ok is false if it holds none.
-// It does not allocate.
+// AddrOf returns the address owner holds, in any spelling the pool's
+// OwnerKind accepts; ok is false if it holds none. It does not allocate.
 func (p *Pool) AddrOf(owner string) (addr netip.Addr, ok bool) {
-	o, ok := p.owners.get(owner)
+	if !p.made() {
+		return netip.Addr{}, false
+	}
+	o, ok := p.ownerOffset(owner)
 	if !ok {
 		return netip.Addr{}, false
 	}
@@ -204,7 +273,10 @@ func (p *Pool) AddrOf(owner string) (addr netip.Addr, ok bool) {
 
 // Stats returns the pool's exact counts. It does not allocate.
 func (p *Pool) Stats() Stats {
-	size := p.l.max.Add64(1)
+	if !p.made() {
+		return Stats{}
+	}
+	size := p.l.size()
 	alloc := u128.From64(uint64(p.owners.len()))
 	res := u128.From64(uint64(len(p.l.reserved)))
 	return Stats{
@@ -220,6 +292,9 @@ func (p *Pool) Stats() Stats {
 // during the iteration.
 func (p *Pool) All() iter.Seq2[netip.Addr, string] {
 	return func(yield func(netip.Addr, string) bool) {
+		if !p.made() {
+			return
+		}
 		p.t.each(func(o u128.U128, owner string) bool {
 			return yield(p.l.addr(o), owner)
 		})
@@ -228,6 +303,12 @@ func (p *Pool) All() iter.Seq2[netip.Addr, string] {
 
 // Clone returns an independent copy of p.
 func (p *Pool) Clone() *Pool {
+	if !p.made() {
+		if p == nil {
+			return nil
+		}
+		return &Pool{}
+	}
 	c := *p
 	c.t = p.t.clone()
 	c.owners = p.owners.clone()

@@ -68,7 +68,7 @@ func TestAllocateAddrErrors(t *testing.T) {
 	}{
 		{"free", "10.0.0.6", "n", nil, ""},
 		{"same owner same addr", "10.0.0.2", "a", nil, ""},
-		{"empty owner", "10.0.0.6", "", ErrInvalidOwner, `ipam: allocate "10.0.0.6" to "" in 10.0.0.0/29: invalid owner`},
+		{"empty owner", "10.0.0.6", "", ErrInvalidOwner, `ipam: allocate "10.0.0.6" to "" in 10.0.0.0/29: empty owner: invalid owner`},
 		{"marker owner", "10.0.0.6", MarkerReserved, ErrInvalidOwner, ""},
 		{"network address", "10.0.0.0", "n", ErrOutOfRange, `ipam: allocate "10.0.0.0" to "n" in 10.0.0.0/29: outside 10.0.0.1-10.0.0.6: address out of range`},
 		{"broadcast address", "10.0.0.7", "n", ErrOutOfRange, ""},

@@ -24,6 +24,9 @@ type Snapshot struct {
 // Snapshot returns p's state, its allocations sorted by address. The
 // Snapshot shares nothing mutable with p.
 func (p *Pool) Snapshot() Snapshot {
+	if !p.made() {
+		return Snapshot{}
+	}
 	allocs := make([]Allocation, 0, p.owners.len())
 	p.t.each(func(o u128.U128, owner string) bool {
 		allocs = append(allocs, Allocation{p.l.addr(o), owner})
@@ -38,41 +41,87 @@ type entry struct {
 	owner string
 }
 
-// resolve checks allocs against l and returns the ones a pool keeps,
-// sorted by offset, and the others as problems (unsorted); owners receives
-// the kept owners' offsets. The result does not depend on the order of
-// allocs: entries are considered in (address, owner) order, an owner keeps
-// its lowest address and an address its first owner.
-func resolve(l *layout, allocs []Allocation, owners *ownerIndex) ([]entry, []Problem) {
-	var problems []Problem
-	bad := func(a Allocation, err error) {
-		problems = append(problems, Problem{Entry: a.Addr.String(), Addr: a.Addr, Owner: a.Owner, Err: err})
+// collector gathers the entries of a bulk input that a pool of l can
+// hold, and the others as problems (unsorted).
+type collector struct {
+	l         *layout
+	entries   []entry
+	problems  []Problem
+	respelled map[entry][]string // owners given in another spelling; rare
+}
+
+func newCollector(l *layout, n int) *collector {
+	return &collector{l: l, entries: make([]entry, 0, n)}
+}
+
+func (c *collector) bad(a Allocation, err error) {
+	c.problems = append(c.problems, Problem{Entry: a.Addr.String(), Addr: a.Addr, Owner: a.Owner, Err: err})
+}
+
+// add collects a, or reports why no pool of c.l can hold it.
+func (c *collector) add(a Allocation) {
+	owner, err := c.l.spec.Owners.canonical(a.Owner)
+	if err != nil {
+		c.bad(a, err)
+		return
 	}
-	entries := make([]entry, 0, len(allocs))
-	for _, a := range allocs {
-		if !validOwner(a.Owner) {
-			bad(a, ErrInvalidOwner)
-			continue
+	o, err := c.l.check(a.Addr)
+	if err != nil {
+		c.bad(a, err)
+		return
+	}
+	e := entry{o, owner}
+	if owner != a.Owner {
+		if c.respelled == nil {
+			c.respelled = make(map[entry][]string)
 		}
-		o, err := l.check(a.Addr)
-		if err != nil {
-			bad(a, err)
-			continue
+		c.respelled[e] = append(c.respelled[e], a.Owner)
+	}
+	c.entries = append(c.entries, e)
+}
+
+// resolve returns the collected entries a pool keeps, sorted by offset,
+// and adds the others to c's problems. The result does not depend on the
+// order of the input: entries are considered in (address, owner) order, an
+// owner keeps its lowest address and an address goes to the first owner
+// that does not keep a lower one. Owners are stored in the form the spec's
+// OwnerKind gives them. If owners is not nil, it receives the kept owners'
+// offsets (a pool's index finds repeated owners in the same map
+// operation); otherwise an ownerSet finds them.
+func (c *collector) resolve(owners *ownerIndex) []entry {
+	l, entries, respelled, bad := c.l, c.entries, c.respelled, c.bad
+	// given returns the owner of a left-out entry as the input spelled it
+	// (of the spellings of one owner on one address, the greatest go first,
+	// so the problems do not depend on the input's order).
+	given := func(e entry) Allocation {
+		a := Allocation{l.addr(e.o), e.owner}
+		if s := respelled[e]; len(s) > 0 {
+			slices.Sort(s)
+			a.Owner, respelled[e] = s[len(s)-1], s[:len(s)-1]
 		}
-		entries = append(entries, entry{o, a.Owner})
+		return a
 	}
 	sortEntries(entries, l.max.BitLen())
 	kept := entries[:0]
-	var dups []entry // owners already seen; rare
+	var seen ownerSet
+	if owners == nil {
+		seen = newOwnerSet(len(entries))
+	}
+	var dups []entry // owners already seen, when owners is not nil; rare
 	for _, e := range entries {
 		if n := len(kept); n > 0 && kept[n-1].o == e.o {
-			bad(Allocation{l.addr(e.o), e.owner}, fmt.Errorf("held by %q: %w", kept[n-1].owner, ErrInUse))
+			bad(given(e), fmt.Errorf("held by %q: %w", kept[n-1].owner, ErrInUse))
 			continue
 		}
-		n := owners.len()
-		owners.set(e.owner, e.o) // one map operation per entry: a repeat is fixed below
-		if owners.len() == n {
-			dups = append(dups, e)
+		if owners != nil {
+			n := owners.len()
+			owners.set(e.owner, e.o) // one map operation per entry: a repeat is fixed below
+			if owners.len() == n {
+				dups = append(dups, e)
+				continue
+			}
+		} else if i, dup := seen.add(e.owner, int32(len(kept)), kept); dup {
+			bad(given(e), ownerHolds(l, e.owner, kept[i].o))
 			continue
 		}
 		kept = append(kept, e)
@@ -89,10 +138,15 @@ func resolve(l *layout, allocs []Allocation, owners *ownerIndex) ([]entry, []Pro
 			}
 		}
 		for _, e := range dups {
-			bad(Allocation{l.addr(e.o), e.owner}, fmt.Errorf("%q holds %s: %w", e.owner, l.addr(first[e.owner]), ErrOwnerHasAddr))
+			bad(given(e), ownerHolds(l, e.owner, first[e.owner]))
 		}
 	}
-	return kept, problems
+	return kept
+}
+
+// ownerHolds is the error for an entry whose owner holds offset o already.
+func ownerHolds(l *layout, owner string, o u128.U128) error {
+	return fmt.Errorf("%q holds %s: %w", owner, l.addr(o), ErrOwnerHasAddr)
 }
 
 // Restore returns the pool that s describes. Whatever the order of
@@ -108,8 +162,21 @@ func Restore(s Snapshot) (*Pool, []Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p := newPool(l, len(s.Allocations))
-	entries, problems := resolve(l, s.Allocations, &p.owners)
+	c := newCollector(l, len(s.Allocations))
+	for _, a := range s.Allocations {
+		c.add(a)
+	}
+	p, problems := restore(c)
+	sortProblems(problems)
+	return p, problems, nil
+}
+
+// restore returns the pool of l with the entries c collected, and the
+// problems (unsorted).
+func restore(c *collector) (*Pool, []Problem) {
+	l := c.l
+	p := newPool(l, len(c.entries))
+	entries := c.resolve(&p.owners)
 	for i := 0; i < len(entries); {
 		j := i + 1
 		for j < len(entries) && entries[j].o.Rsh(6) == entries[i].o.Rsh(6) {
@@ -121,86 +188,5 @@ func Restore(s Snapshot) (*Pool, []Problem, error) {
 	if n := len(entries); n > 0 && entries[n-1].o != l.max {
 		p.cursor = entries[n-1].o.Add64(1)
 	}
-	sortProblems(problems)
-	return p, problems, nil
-}
-
-// ParseAllocated reads the status-map form of a pool's allocations, address
-// to owner, where the markers MarkerExcluded and MarkerReserved stand for an
-// address the spec excludes or reserves:
-//
-//	{"10.0.0.5": "52:54:00:aa:bb:cc", "10.0.0.1": "RESERVED", "10.0.0.9": "EXCLUDED"}
-//
-// It returns the snapshot of the allocations a pool for spec keeps (as
-// Restore would) and, sorted, the entries it left out: a key that does not
-// parse or is not in canonical form ("010.0.0.1", " 10.0.0.1", a zone:
-// ErrInvalidAddr), an empty owner (ErrInvalidOwner), a marker the spec does
-// not back (ErrMarker), an owner on an address outside the range, excluded
-// or reserved, and the duplicates Restore reports. Markers are not
-// allocations; an excluded or reserved address the map omits is fine. If
-// spec is invalid, every entry is a Problem wrapping ErrInvalidSpec. m is not
-// modified.
-func ParseAllocated(spec Spec, m map[string]string) (Snapshot, []Problem) {
-	snap := Snapshot{Spec: spec.clone()}
-	l, specErr := compile(spec)
-	var problems []Problem
-	allocs := make([]Allocation, 0, len(m))
-	for key, owner := range m {
-		addr, err := netip.ParseAddr(key)
-		switch {
-		case err != nil:
-			err = fmt.Errorf("%w: %w", err, ErrInvalidAddr)
-		case addr.Zone() != "":
-			err = fmt.Errorf("has a zone: %w", ErrInvalidAddr)
-		case addr.String() != key:
-			err = fmt.Errorf("not canonical (want %q): %w", addr.String(), ErrInvalidAddr)
-		case specErr != nil:
-			err = specErr
-		case owner == MarkerExcluded:
-			if !l.excludes(addr) {
-				err = fmt.Errorf("spec does not exclude %s: %w", addr, ErrMarker)
-			}
-		case owner == MarkerReserved:
-			if !l.reserves(addr) {
-				err = fmt.Errorf("spec does not reserve %s: %w", addr, ErrMarker)
-			}
-		default:
-			allocs = append(allocs, Allocation{addr, owner})
-		}
-		if err != nil {
-			problems = append(problems, Problem{Entry: key, Addr: addr, Owner: owner, Err: err})
-		}
-	}
-	if specErr == nil {
-		owners := newOwnerIndex(l.max, len(allocs))
-		entries, more := resolve(l, allocs, &owners)
-		problems = append(problems, more...)
-		snap.Allocations = make([]Allocation, len(entries))
-		for i, e := range entries {
-			snap.Allocations[i] = Allocation{l.addr(e.o), e.owner}
-		}
-	}
-	sortProblems(problems)
-	return snap, problems
-}
-
-// excludes reports whether one of the spec's Exclude ranges holds a.
-func (l *layout) excludes(a netip.Addr) bool {
-	if o, ok := l.offset(a); ok {
-		return l.inExclude(o) // the clipped ranges are exact inside [Start, End]
-	}
-	for _, r := range l.spec.Exclude {
-		if r.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
-// reserves reports whether a is one of the spec's Reserved addresses.
-func (l *layout) reserves(a netip.Addr) bool {
-	if o, ok := l.offset(a); ok {
-		return l.inReserved(o)
-	}
-	return slices.Contains(l.spec.Reserved, a)
+	return p, c.problems
 }

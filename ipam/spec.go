@@ -16,15 +16,20 @@ import (
 // The usable addresses of a prefix exclude the IPv4 network and broadcast
 // addresses, except in a /31 or /32 (RFC 3021), and the IPv6 subnet-router
 // anycast address (the prefix's first address), except in a /127 or /128
-// (RFC 6164). Exclude ranges and Reserved addresses must lie inside the
-// prefix; the parts of them outside [Start, End] are ignored.
+// (RFC 6164). IPv4-mapped IPv6 addresses (::ffff:0:0/96) are never usable:
+// they name IPv4 addresses (RFC 4291), so a Spec that names one is invalid
+// and an IPv6 pool whose range spans them (only ::/0 to ::/95 can) skips
+// them, outside Size like a network address. Exclude ranges and Reserved
+// addresses must lie inside the prefix; the parts of them outside
+// [Start, End] are ignored.
 type Spec struct {
-	Prefix   netip.Prefix     // required, canonical (masked); its family is the pool's (an IPv4-mapped IPv6 prefix is IPv6)
+	Prefix   netip.Prefix     // required, canonical (masked); its family is the pool's
 	Start    netip.Addr       // optional first allocatable address (zero: the first usable address)
 	End      netip.Addr       // optional last allocatable address (zero: the last usable address)
 	Exclude  []netipx.IPRange // never allocated; counted as excluded
 	Reserved []netip.Addr     // never allocated; counted as reserved (server, router)
 	Strategy Strategy         // Lowest (zero value) or Sequential
+	Owners   OwnerKind        // AnyOwner (zero value) or MACOwners
 }
 
 // Validate reports whether s describes a pool: nil, or an error wrapping
@@ -32,8 +37,9 @@ type Spec struct {
 // and canonical (Prefix == Prefix.Masked()); Start and End, when set, must be
 // usable addresses of the prefix's family without a zone, Start not after
 // End; every Exclude range must be valid and inside the prefix; every
-// Reserved address must be inside the prefix, without a zone; Strategy must
-// be Lowest or Sequential.
+// Reserved address must be inside the prefix, without a zone; no address
+// may be IPv4-mapped IPv6; Strategy must be Lowest or Sequential, Owners
+// AnyOwner or MACOwners.
 func (s Spec) Validate() error {
 	_, err := compile(s)
 	return err
@@ -60,7 +66,19 @@ type layout struct {
 	reserved []u128.U128
 	blocked  []span // exclude and reserved merged, ascending
 	excluded u128.U128
-	levels   uint // height of the offset tree: 6*levels bits cover max
+	unusable []span // the IPv4-mapped block clipped to [0, max]: at most one span
+	levels   uint   // height of the offset tree: 6*levels bits cover max
+}
+
+// The IPv4-mapped IPv6 block ::ffff:0:0/96 as integers.
+var (
+	mappedLo = u128.From64(0xffff << 32)
+	mappedHi = u128.From64(1<<48 - 1)
+)
+
+// mappedHint is the advice an error about an IPv4-mapped address gives.
+func mappedHint(a netip.Addr) string {
+	return "IPv4-mapped IPv6 address: write " + a.Unmap().String()
 }
 
 func invalidSpec(format string, args ...any) error {
@@ -93,17 +111,28 @@ func compile(s Spec) (*layout, error) {
 	if p != p.Masked() {
 		return nil, invalidSpec("prefix %q is not canonical (want %s)", p.String(), p.Masked())
 	}
+	if p.Addr().Is4In6() {
+		return nil, invalidSpec("prefix %q is IPv4-mapped IPv6: write %s", p.String(), netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96))
+	}
 	if s.Strategy != Lowest && s.Strategy != Sequential {
 		return nil, invalidSpec("strategy %q is not Lowest or Sequential", s.Strategy.String())
 	}
+	if s.Owners != AnyOwner && s.Owners != MACOwners {
+		return nil, invalidSpec("owners %q is not Any or MAC", s.Owners.String())
+	}
 	is4 := p.Addr().Is4()
 	first, last := usableRange(p)
+	if !is4 && !last.Less(mappedLo) && !mappedHi.Less(last) {
+		last = mappedLo.Sub64(1) // ::/80 to ::fffe:0:0/95 end in the mapped block
+	}
 	in := func(what string, a netip.Addr) error {
 		switch {
 		case !a.IsValid():
 			return invalidSpec("%s %q is not valid", what, a.String())
 		case a.Zone() != "":
 			return invalidSpec("%s %q has a zone", what, a.String())
+		case a.Is4In6():
+			return invalidSpec("%s %q is an %s", what, a.String(), mappedHint(a))
 		case a.Is4() != is4:
 			return invalidSpec("%s %q is not in the family of prefix %s", what, a.String(), p)
 		case !p.Contains(a):
@@ -177,6 +206,10 @@ func compile(s Spec) (*layout, error) {
 	slices.SortFunc(l.reserved, u128.U128.Cmp)
 	l.reserved = slices.Compact(l.reserved)
 	l.exclude = mergeSpans(l.exclude)
+	if sp, ok := clip(mappedLo, mappedHi); ok && !is4 {
+		l.unusable = []span{sp}
+		l.exclude = cutSpan(l.exclude, sp) // unusable, so not counted as excluded
+	}
 	for _, sp := range l.exclude {
 		l.excluded = l.excluded.Add(sp.hi.Sub(sp.lo).Add64(1))
 	}
@@ -188,7 +221,7 @@ func compile(s Spec) (*layout, error) {
 			blocked = append(blocked, span{r, r})
 		}
 	}
-	l.blocked = mergeSpans(blocked)
+	l.blocked = mergeSpans(append(blocked, l.unusable...))
 	l.levels = max(1, uint(l.max.BitLen()+5)/6)
 	return l, nil
 }
@@ -210,6 +243,38 @@ func mergeSpans(s []span) []span {
 		out = append(out, sp)
 	}
 	return out
+}
+
+// cutSpan removes the offsets of cut from the ascending, disjoint spans s.
+func cutSpan(s []span, cut span) []span {
+	var out []span
+	for _, sp := range s {
+		if sp.hi.Less(cut.lo) || cut.hi.Less(sp.lo) {
+			out = append(out, sp)
+			continue
+		}
+		if sp.lo.Less(cut.lo) {
+			out = append(out, span{sp.lo, cut.lo.Sub64(1)})
+		}
+		if cut.hi.Less(sp.hi) {
+			out = append(out, span{cut.hi.Add64(1), sp.hi})
+		}
+	}
+	return out
+}
+
+// size returns the number of usable addresses in [Start, End].
+func (l *layout) size() u128.U128 {
+	n := l.max.Add64(1)
+	for _, sp := range l.unusable {
+		n = n.Sub(sp.hi.Sub(sp.lo).Add64(1))
+	}
+	return n
+}
+
+// inUnusable reports whether offset o is an IPv4-mapped address.
+func (l *layout) inUnusable(o u128.U128) bool {
+	return len(l.unusable) > 0 && !o.Less(l.unusable[0].lo) && !l.unusable[0].hi.Less(o)
 }
 
 // inExclude reports whether offset o is in an Exclude range.
@@ -242,10 +307,14 @@ func (l *layout) offset(a netip.Addr) (u128.U128, bool) {
 func (l *layout) check(a netip.Addr) (u128.U128, error) {
 	o, ok := l.offset(a)
 	switch {
+	case !ok && a.Is4In6():
+		return o, fmt.Errorf("%s: %w", mappedHint(a), ErrOutOfRange)
 	case !ok && (!a.IsValid() || a.Zone() != "" || a.Is4() != l.is4):
 		return o, fmt.Errorf("not an address of %s: %w", l.spec.Prefix, ErrOutOfRange)
 	case !ok:
 		return o, fmt.Errorf("outside %s: %w", l.rangeString(), ErrOutOfRange)
+	case l.inUnusable(o):
+		return o, fmt.Errorf("%s: %w", mappedHint(a), ErrOutOfRange)
 	case l.inReserved(o):
 		return o, ErrReserved
 	case l.inExclude(o):

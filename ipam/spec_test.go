@@ -31,6 +31,11 @@ func TestValidateRejects(t *testing.T) {
 		{"end is broadcast address", Spec{Prefix: v4, End: mpa("10.0.0.255")}, `"10.0.0.255"`},
 		{"start of other family", Spec{Prefix: v4, Start: mpa("::1")}, `"::1"`},
 		{"start IPv4-mapped", Spec{Prefix: v4, Start: mpa("::ffff:10.0.0.5")}, `"::ffff:10.0.0.5"`},
+		{"IPv4-mapped prefix", Spec{Prefix: mpp("::ffff:10.0.0.0/120")}, `write 10.0.0.0/24`},
+		{"v6 start IPv4-mapped", Spec{Prefix: mpp("::/64"), Start: mpa("::ffff:10.0.0.5")}, `write 10.0.0.5`},
+		{"reserved IPv4-mapped", Spec{Prefix: mpp("::/64"), Reserved: []netip.Addr{mpa("::ffff:10.0.0.5")}}, `"::ffff:10.0.0.5"`},
+		{"exclude ends IPv4-mapped", Spec{Prefix: mpp("::/64"), Exclude: []netipx.IPRange{rng("::1", "::ffff:0.0.0.1")}}, `"::ffff:0.0.0.1"`},
+		{"unknown owner kind", Spec{Prefix: v4, Owners: 9}, `"OwnerKind(9)"`},
 		{"start with zone", Spec{Prefix: mpp("fe80::/64"), Start: mpa("fe80::5%eth0")}, `"fe80::5%eth0"`},
 		{"end with zone", Spec{Prefix: mpp("fe80::/64"), End: mpa("fe80::5%eth0")}, `"fe80::5%eth0"`},
 		{"start after end", Spec{Prefix: v4, Start: mpa("10.0.0.9"), End: mpa("10.0.0.8")}, `"10.0.0.9"`},
@@ -78,8 +83,10 @@ func TestUsableRange(t *testing.T) {
 		{Spec{Prefix: mpp("2001:db8::/126")}, "2001:db8::1", "2001:db8::3", "3"},
 		{Spec{Prefix: mpp("2001:db8::/127")}, "2001:db8::", "2001:db8::1", "2"},
 		{Spec{Prefix: mpp("2001:db8::1/128")}, "2001:db8::1", "2001:db8::1", "1"},
-		{Spec{Prefix: mpp("::/0")}, "::1", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "340282366920938463463374607431768211455"},
-		{Spec{Prefix: mpp("::ffff:10.0.0.0/120")}, "::ffff:10.0.0.1", "::ffff:10.0.0.255", "255"},
+		// 2^128-1 less the 2^32 IPv4-mapped addresses, which are never usable.
+		{Spec{Prefix: mpp("::/0")}, "::1", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "340282366920938463463374607427473244159"},
+		// ::/80 ends with the IPv4-mapped block: the range stops before it.
+		{Spec{Prefix: mpp("::/80")}, "::1", "::fffe:ffff:ffff", "281470681743359"},
 		{Spec{Prefix: mpp("10.0.0.0/24"), Start: mpa("10.0.0.10"), End: mpa("10.0.0.19")}, "10.0.0.10", "10.0.0.19", "10"},
 	}
 	for _, tt := range tests {

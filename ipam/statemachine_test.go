@@ -1,13 +1,14 @@
 package ipam
 
 import (
+	"encoding/json"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 )
 
@@ -24,7 +25,7 @@ func TestPoolMatchesModel(t *testing.T) {
 		fresh := 0 // names the owners of "Allocate many"
 		t.Repeat(map[string]func(*rapid.T){
 			"Allocate": func(t *rapid.T) {
-				owner := genOwner(t)
+				owner := genOwner(t, m)
 				want, wantErr := m.allocate(owner)
 				got, err := p.Allocate(owner)
 				if got != want || sentinel(err) != wantErr {
@@ -35,7 +36,7 @@ func TestPoolMatchesModel(t *testing.T) {
 				// Enough owners to cross the tree's 64-address leaves.
 				for range rapid.IntRange(1, 66).Draw(t, "n") {
 					fresh++
-					owner := fmt.Sprintf("n%d", fresh)
+					owner := freshOwner(m, fresh)
 					want, wantErr := m.allocate(owner)
 					got, err := p.Allocate(owner)
 					if got != want || sentinel(err) != wantErr {
@@ -44,7 +45,7 @@ func TestPoolMatchesModel(t *testing.T) {
 				}
 			},
 			"AllocateAddr": func(t *rapid.T) {
-				a, owner := genAddr(t, m), genOwner(t)
+				a, owner := genAddr(t, m), genOwner(t, m)
 				wantErr := m.allocateAddr(a, owner)
 				if err := p.AllocateAddr(a, owner); sentinel(err) != wantErr {
 					t.Fatalf("AllocateAddr(%v, %q) = %v; model %v", a, owner, err, wantErr)
@@ -62,8 +63,9 @@ func TestPoolMatchesModel(t *testing.T) {
 				}
 			},
 			"ReleaseOwner": func(t *rapid.T) {
-				owner := genOwner(t)
-				want, wantOK := m.owners[owner]
+				owner := genOwner(t, m)
+				c, _ := m.canonical(owner)
+				want, wantOK := m.owners[c]
 				if wantOK {
 					m.release(want)
 				}
@@ -82,6 +84,36 @@ func TestPoolMatchesModel(t *testing.T) {
 				}
 				p = q
 				m.restored()
+			},
+			"ParseAllocated(FormatAllocated(Snapshot()))": func(t *rapid.T) {
+				snap := p.Snapshot()
+				got, problems := ParseAllocated(snap.Spec, FormatAllocated(snap))
+				if len(problems) != 0 {
+					t.Fatalf("ParseAllocated(FormatAllocated()) problems: %v", problems)
+				}
+				if diff := cmp.Diff(snap, got, cmpAddrs); diff != "" {
+					t.Fatalf("ParseAllocated(FormatAllocated()) (-want +got):\n%s", diff)
+				}
+				q, problems, err := Restore(got)
+				if err != nil || len(problems) != 0 {
+					t.Fatalf("Restore(ParseAllocated()) = %v, %v", problems, err)
+				}
+				p = q
+				m.restored()
+			},
+			"JSON round trip of Snapshot()": func(t *rapid.T) {
+				snap := p.Snapshot()
+				b, err := json.Marshal(snap)
+				if err != nil {
+					t.Fatalf("json.Marshal(Snapshot()): %v", err)
+				}
+				var got Snapshot
+				if err := json.Unmarshal(b, &got); err != nil {
+					t.Fatalf("json.Unmarshal(%s): %v", b, err)
+				}
+				if diff := cmp.Diff(snap, got, cmpAddrs, cmpopts.EquateEmpty()); diff != "" {
+					t.Fatalf("Snapshot JSON round trip (-want +got):\n%s", diff)
+				}
 			},
 			"Clone": func(t *rapid.T) {
 				before := p.Snapshot()
@@ -146,8 +178,12 @@ func checkInvariants(t *rapid.T, p *Pool, m *model) {
 	}
 	// The next address handed out, on a clone and on a restored copy.
 	wantNext, wantOK := m.next()
+	probe := "probe"
+	if m.spec.Owners == MACOwners {
+		probe = "fe:ff:ff:ff:ff:ff"
+	}
 	next := func(q *Pool) {
-		got, err := q.Allocate("probe")
+		got, err := q.Allocate(probe)
 		if (err == nil) != wantOK || got != wantNext {
 			t.Fatalf("next Allocate = %v, %v; model %v, %v", got, err, wantNext, wantOK)
 		}
@@ -165,5 +201,15 @@ func checkInvariants(t *rapid.T, p *Pool, m *model) {
 	}
 	if m.spec.Strategy == Lowest {
 		next(r)
+	}
+	// Every spelling of an owner finds its address.
+	for spelled, c := range m.aliases {
+		if m.spec.Owners != MACOwners {
+			break
+		}
+		want, wantOK := m.owners[c]
+		if got, ok := p.AddrOf(spelled); got != want || ok != wantOK {
+			t.Fatalf("AddrOf(%q) = %v, %v; model %v, %v", spelled, got, ok, want, wantOK)
+		}
 	}
 }
