@@ -17,8 +17,19 @@ import (
 // reported, never fatal: an owner that is not a MAC (ErrNotMAC), an
 // address outside the pool's range, excluded or reserved (ipam.Pool.Check:
 // ipam.ErrOutOfRange, ipam.ErrExcluded, ipam.ErrReserved), an address given
-// more than once (ErrDuplicateAddr: the lowest MAC keeps it), a MAC given
-// more than one address (ErrDuplicateMAC: it keeps the lowest).
+// more than once (ErrDuplicateAddr), a MAC given more than one address
+// (ErrDuplicateMAC).
+//
+// An address or a MAC given more than once is resolved by one rule, that
+// of ipam.Restore, so that the agent serves exactly the allocations of the
+// pool restored from the same snapshot with Spec.Owners = ipam.MACOwners:
+// the servable allocations are taken in (address, MAC) order; a MAC keeps
+// its lowest address, and an address goes to the first MAC, in that order,
+// that does not keep a lower address already. An address whose every MAC
+// keeps a lower one is served to nobody. Each allocation left out names
+// who keeps what: the MAC that holds its address (ErrDuplicateAddr), or
+// the address its MAC keeps (ErrDuplicateMAC). Two spellings of one MAC
+// are one MAC.
 //
 // Invalid options (see Options.Validate) do not stop the build either:
 // each invalid value is dropped from the Store's copy of the options (an

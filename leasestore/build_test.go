@@ -173,7 +173,7 @@ func TestOneBadEntryDoesNotAbort(t *testing.T) {
 			wantTable: []string{"52:54:00:00:00:03 10.0.0.4/24", "52:54:00:00:00:01 10.0.0.5/24", "52:54:00:00:00:02 10.0.0.6/24"},
 			wantText:  `leasestore: lease 10.0.0.7 for "52:54:00:00:00:03": MAC also holds 10.0.0.4, which it keeps: duplicate MAC`},
 		{name: "address twice, higher MAC", bad: []string{"10.0.0.6=52:54:00:00:00:09"}, wantErr: leasestore.ErrDuplicateAddr,
-			wantText: `leasestore: lease 10.0.0.6 for "52:54:00:00:00:09": address also allocated to 52:54:00:00:00:02, which keeps it: duplicate address`},
+			wantText: `leasestore: lease 10.0.0.6 for "52:54:00:00:00:09": held by 52:54:00:00:00:02: duplicate address`},
 		{name: "address twice, lower MAC", bad: []string{"10.0.0.6=52:54:00:00:00:00"}, wantErr: leasestore.ErrDuplicateAddr,
 			wantTable: []string{"52:54:00:00:00:01 10.0.0.5/24", "52:54:00:00:00:00 10.0.0.6/24", "52:54:00:00:00:03 10.0.0.7/24"}},
 		{name: "same entry twice", bad: []string{"10.0.0.6=52:54:00:00:00:02"}, wantErr: leasestore.ErrDuplicateAddr},

@@ -83,8 +83,9 @@ func Diff(old, new *Store) Plan {
 // or, if it has none, its first Add (a nil Options reads as the zero
 // Options), or else old's. For a plan not made by Diff, a lease whose
 // address is not in that prefix is left out, and leases that would share
-// a MAC or an address are resolved as Build does: the lowest MAC keeps an
-// address, then a MAC keeps its lowest address.
+// a MAC or an address are resolved as Build does: in (address, MAC)
+// order, a MAC keeps its lowest address and an address goes to the first
+// MAC that does not keep a lower one.
 func (p Plan) Apply(old *Store) *Store {
 	s := &Store{opts: &Options{}}
 	if old != nil {

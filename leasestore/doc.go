@@ -11,8 +11,10 @@
 //   - an owner that is not a MAC, or an address the pool could never hand
 //     out (outside its range, excluded, reserved: ipam.Pool.Check), is left
 //     out and reported;
-//   - an address given twice is served to the lowest MAC, and then a MAC
-//     given two addresses keeps the lowest one; the others are reported;
+//   - an address or a MAC given twice is resolved as ipam.Restore resolves
+//     it: in (address, MAC) order, a MAC keeps its lowest address and an
+//     address goes to the first MAC that does not keep a lower one; the
+//     others are reported, naming who keeps what;
 //   - an invalid pool-wide option is dropped from the Store's copy of the
 //     options and reported; the leases are still served.
 //

@@ -10,23 +10,35 @@ import (
 
 // modelTable is the plain reference for Build's table: the allocations
 // whose owner parses as a MAC and whose address the pool can hand out
-// (usable); of each address, the lowest MAC; of each MAC, then, its
-// lowest address.
+// (usable), taken in (address, MAC) order; an address goes to the first
+// MAC that holds no address yet, so a MAC keeps its lowest address
+// (ipam.Restore's rule).
 func modelTable(allocs []ipam.Allocation, usable func(netip.Addr) bool) map[leasestore.MAC]netip.Addr {
-	owners := map[netip.Addr][]leasestore.MAC{}
+	type servable struct {
+		addr netip.Addr
+		mac  leasestore.MAC
+	}
+	var all []servable
 	for _, a := range allocs {
 		mac, err := leasestore.ParseMAC(a.Owner)
 		if err != nil || !usable(a.Addr) {
 			continue
 		}
-		owners[a.Addr] = append(owners[a.Addr], mac)
+		all = append(all, servable{a.Addr, mac})
 	}
-	table := map[leasestore.MAC]netip.Addr{}
-	for addr, macs := range owners {
-		mac := slices.MinFunc(macs, leasestore.MAC.Compare)
-		if cur, ok := table[mac]; !ok || addr.Less(cur) {
-			table[mac] = addr
+	slices.SortFunc(all, func(a, b servable) int {
+		if c := a.addr.Compare(b.addr); c != 0 {
+			return c
 		}
+		return a.mac.Compare(b.mac)
+	})
+	table := map[leasestore.MAC]netip.Addr{}
+	taken := map[netip.Addr]bool{}
+	for _, e := range all {
+		if _, keeps := table[e.mac]; keeps || taken[e.addr] {
+			continue
+		}
+		table[e.mac], taken[e.addr] = e.addr, true
 	}
 	return table
 }

@@ -12,11 +12,11 @@ import (
 // excluded or reserved address wraps ipam.ErrOutOfRange, ipam.ErrExcluded
 // or ipam.ErrReserved; an invalid Spec wraps ipam.ErrInvalidSpec.
 var (
-	// ErrDuplicateMAC: the MAC is allocated more than one address; the
-	// lowest address is served.
+	// ErrDuplicateMAC: the MAC keeps a lower address (see Build for the
+	// rule); the Problem names that address.
 	ErrDuplicateMAC = errors.New("duplicate MAC")
-	// ErrDuplicateAddr: the address is allocated more than once; the
-	// lowest MAC is served.
+	// ErrDuplicateAddr: the address went to another MAC, or to the same
+	// MAC in another entry (see Build for the rule); the Problem names it.
 	ErrDuplicateAddr = errors.New("duplicate address")
 )
 

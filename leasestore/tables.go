@@ -8,8 +8,10 @@ import (
 )
 
 // tables turns servable allocations into a Store's two sorted tables,
-// dropping what a Store cannot hold: all but the lowest MAC of an address,
-// then all but the lowest address of a MAC. Both rules see the entries in
+// dropping what a Store cannot hold (an address or a MAC twice) by the
+// rule of ipam.Restore: the entries are taken in (address, MAC) order, a
+// MAC keeps its lowest address, and an address goes to the first MAC that
+// does not keep a lower address already. The rule sees the entries in
 // sorted order, so the outcome does not depend on the input's order.
 type tables struct {
 	is4      bool
@@ -45,88 +47,56 @@ func (t *tables) addr(e *entry) netip.Addr {
 // ascending address order already (strictly: no address twice), sameHi
 // whether all entries share the upper 64 bits of their address; macVary
 // has a bit set for every MAC bit that is not the same in all entries.
+//
+// Without an address or a MAC twice, build only sorts: the conflict rule
+// (resolve) costs nothing then.
 func (t *tables) build(ents []entry, srcs []int32, sorted, sameHi bool, macVary uint64) (byAddr, byMAC []entry) {
 	byAddr = ents
+	addrDups := 0
 	if !sorted {
 		sortByAddr(ents, srcs, sameHi)
-		byAddr = t.dropDuplicateAddrs(ents, srcs)
-	}
-	if cap(byAddr)-len(byAddr) > len(byAddr)/16 {
-		byAddr = slices.Clip(slices.Clone(byAddr)) // do not retain the dropped entries' room
+		addrDups = t.orderRuns(ents, srcs)
 	}
 	byMAC = sortEntriesByMAC(byAddr, macVary)
-
-	dups := 0
+	macDups := 0
 	for i := 1; i < len(byMAC); i++ {
 		if byMAC[i].mac == byMAC[i-1].mac {
-			dups++
+			macDups++
 		}
 	}
-	if dups == 0 {
-		return byAddr, byMAC
+	if addrDups > 0 || macDups > 0 {
+		return t.resolve(byAddr, srcs, byMAC)
 	}
-	// A MAC keeps its lowest address (its entries are in address order);
-	// the others leave both tables.
-	dropped := make([]entry, 0, dups)
-	keptMAC := make([]entry, 0, len(byMAC)-dups)
-	for i := range byMAC {
-		if i > 0 && byMAC[i].mac == byMAC[i-1].mac {
-			dropped = append(dropped, byMAC[i])
-			continue
-		}
-		keptMAC = append(keptMAC, byMAC[i])
+	if cap(byAddr)-len(byAddr) > len(byAddr)/16 {
+		byAddr = slices.Clip(slices.Clone(byAddr)) // do not retain the input's spare room
 	}
-	slices.SortFunc(dropped, func(a, b entry) int { return cmpAddr(&a, &b) })
-	keptAddr := make([]entry, 0, len(keptMAC))
-	j := 0
-	for i := range byAddr {
-		e := &byAddr[i]
-		if j < len(dropped) && *e == dropped[j] {
-			j++
-			if t.owner != nil { // srcs is index-aligned with byAddr, or nil: the identity
-				src := int32(i)
-				if srcs != nil {
-					src = srcs[i]
-				}
-				k, _ := slices.BinarySearchFunc(keptMAC, e.mac.uint64(), func(x entry, mac uint64) int { return cmp.Compare(x.mac.uint64(), mac) })
-				t.report(e, src, "MAC also holds %s, which it keeps: %w", t.addr(&keptMAC[k]), ErrDuplicateMAC)
-			}
-			continue
-		}
-		keptAddr = append(keptAddr, *e)
-	}
-	return keptAddr, keptMAC
+	return byAddr, byMAC
 }
 
-// dropDuplicateAddrs keeps, of each run of entries with one address, the
-// one with the lowest MAC (and owner spelling), reporting the others. ents
-// must be sorted by address; the result shares its array, and srcs (nil,
-// or index-aligned with ents) is compacted alongside.
-func (t *tables) dropDuplicateAddrs(ents []entry, srcs []int32) []entry {
-	n := 0
+// orderRuns orders each run of entries of one address in ents, which is
+// sorted by address, by MAC and then owner spelling, with srcs (nil, or
+// index-aligned with ents), and returns the number of entries that share
+// their address with an earlier one.
+func (t *tables) orderRuns(ents []entry, srcs []int32) int {
+	dups := 0
 	for i := 0; i < len(ents); {
 		j := i + 1
 		for j < len(ents) && ents[j].addr == ents[i].addr {
 			j++
 		}
 		if j-i > 1 {
-			t.resolveRun(ents, srcs, i, j)
+			dups += j - i - 1
+			t.orderRun(ents, srcs, i, j)
 		}
-		if n != i {
-			ents[n] = ents[i]
-			if srcs != nil {
-				srcs[n] = srcs[i]
-			}
-		}
-		n++
 		i = j
 	}
-	return ents[:n]
+	return dups
 }
 
-// resolveRun orders ents[i:j], entries of one address, and srcs[i:j] with
-// them, by MAC and owner, and reports all but the first.
-func (t *tables) resolveRun(ents []entry, srcs []int32, i, j int) {
+// orderRun orders ents[i:j], entries of one address, and srcs[i:j] with
+// them, by MAC and then owner spelling (the spelling only orders the
+// problems of one MAC listed twice).
+func (t *tables) orderRun(ents []entry, srcs []int32, i, j int) {
 	if srcs == nil {
 		slices.SortFunc(ents[i:j], func(a, b entry) int { return cmp.Compare(a.mac.uint64(), b.mac.uint64()) })
 		return
@@ -136,16 +106,122 @@ func (t *tables) resolveRun(ents []entry, srcs []int32, i, j int) {
 		run = append(run, item{ents[k], srcs[k]})
 	}
 	slices.SortFunc(run, func(a, b item) int {
-		return cmp.Or(cmp.Compare(a.e.mac.uint64(), b.e.mac.uint64()), cmp.Compare(t.owner(a.src), t.owner(b.src)))
+		if c := cmp.Compare(a.e.mac.uint64(), b.e.mac.uint64()); c != 0 || t.owner == nil {
+			return c
+		}
+		return cmp.Compare(t.owner(a.src), t.owner(b.src))
 	})
 	for k := range run {
 		ents[i+k], srcs[i+k] = run[k].e, run[k].src
-		switch {
-		case k == 0:
-		case run[k].e.mac == run[0].e.mac:
-			t.report(&run[k].e, run[k].src, "listed again for the same MAC (as %q): %w", t.owner(run[0].src), ErrDuplicateAddr)
-		default:
-			t.report(&run[k].e, run[k].src, "address also allocated to %s, which keeps it: %w", run[0].e.mac, ErrDuplicateAddr)
-		}
 	}
 }
+
+// resolve applies ipam.Restore's rule to byAddr, entries in address order
+// and those of one address in MAC order (orderRuns), and byMAC, the same
+// entries by MAC and then address: in byAddr's order, an entry whose
+// address went to an earlier entry is left out (ErrDuplicateAddr), then
+// an entry whose MAC keeps a lower address (ErrDuplicateMAC); any other
+// entry is kept. It returns the kept entries in both orders, new slices,
+// and reports the others.
+//
+// Only a MAC listed more than once can keep an address already, so only
+// those MACs are tracked: a filter of their hashes spares the others a
+// map look-up.
+func (t *tables) resolve(byAddr []entry, srcs []int32, byMAC []entry) (keptAddr, keptMAC []entry) {
+	var repeated []uint64
+	for i := 1; i < len(byMAC); i++ {
+		if k := byMAC[i].mac.uint64(); k == byMAC[i-1].mac.uint64() && (len(repeated) == 0 || repeated[len(repeated)-1] != k) {
+			repeated = append(repeated, k)
+		}
+	}
+	f := newMACFilter(len(repeated))
+	keeps := make(map[uint64]int32, len(repeated)) // a repeated MAC -> the index in byAddr of the address it keeps
+	for _, k := range repeated {
+		f.add(k)
+	}
+	src := func(i int) int32 {
+		if srcs == nil {
+			return int32(i)
+		}
+		return srcs[i]
+	}
+
+	keptAddr = make([]entry, 0, len(byAddr))
+	var dropped []entry
+	for i := 0; i < len(byAddr); {
+		j := i + 1
+		for j < len(byAddr) && byAddr[j].addr == byAddr[i].addr {
+			j++
+		}
+		winner := -1 // the entry of byAddr[i:j] that keeps the address
+		for k := i; k < j; k++ {
+			e := &byAddr[k]
+			key := e.mac.uint64()
+			switch {
+			case winner >= 0 && e.mac == byAddr[winner].mac:
+				t.report(e, src(k), "listed again for the same MAC (as %q): %w", t.owner0(src(winner)), ErrDuplicateAddr)
+			case winner >= 0:
+				t.report(e, src(k), "held by %s: %w", byAddr[winner].mac, ErrDuplicateAddr)
+			default:
+				if f.mayHold(key) {
+					if at, ok := keeps[key]; ok {
+						t.report(e, src(k), "MAC also holds %s, which it keeps: %w", t.addr(&byAddr[at]), ErrDuplicateMAC)
+						break
+					}
+					if _, found := slices.BinarySearch(repeated, key); found {
+						keeps[key] = int32(k)
+					}
+				}
+				winner = k
+				keptAddr = append(keptAddr, *e)
+				continue
+			}
+			dropped = append(dropped, *e)
+		}
+		i = j
+	}
+
+	// byMAC holds the entries in (MAC, address) order: drop the left-out
+	// ones in one merge.
+	slices.SortFunc(dropped, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(a.mac.uint64(), b.mac.uint64()), cmpAddr(&a, &b))
+	})
+	keptMAC = make([]entry, 0, len(keptAddr))
+	d := 0
+	for i := range byMAC {
+		if d < len(dropped) && byMAC[i] == dropped[d] {
+			d++
+			continue
+		}
+		keptMAC = append(keptMAC, byMAC[i])
+	}
+	return keptAddr, keptMAC
+}
+
+// owner0 is owner, or "" when t reports no problems.
+func (t *tables) owner0(src int32) string {
+	if t.owner == nil {
+		return ""
+	}
+	return t.owner(src)
+}
+
+// macFilter is a set of MACs that may answer "maybe" for others (a
+// one-hash Bloom filter): it spares most look-ups of the few MACs listed
+// twice.
+type macFilter struct {
+	bits  []uint64
+	shift uint
+}
+
+func newMACFilter(n int) macFilter {
+	b := uint(6) // at least one word; about 16 bits a MAC
+	for b < 24 && 1<<b < 16*n {
+		b++
+	}
+	return macFilter{bits: make([]uint64, 1<<(b-6)), shift: 64 - b}
+}
+
+func (f *macFilter) slot(k uint64) uint64  { return (k * 0x9e3779b97f4a7c15) >> f.shift }
+func (f *macFilter) add(k uint64)          { h := f.slot(k); f.bits[h>>6] |= 1 << (h & 63) }
+func (f *macFilter) mayHold(k uint64) bool { h := f.slot(k); return f.bits[h>>6]&(1<<(h&63)) != 0 }
