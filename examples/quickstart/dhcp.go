@@ -10,6 +10,8 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
+	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/ipam"
 )
 
 // dhcpSection loads the pool of the ipam section into the DHCP agent, as
@@ -21,18 +23,21 @@ func dhcpSection(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	allocated := map[string]string{}
-	for addr, mac := range pool.All() {
-		allocated[addr.String()] = mac
-	}
+	// The IPPool's spec spells labSpec as a custom resource does
+	// (ipam.Spec.Text); its router, reserved, is the DHCP server too. Its
+	// status is the pool's snapshot in the status-map form.
+	text := pool.Spec().Text()
 	obj := &agent.Pool{
 		Metadata: agent.ObjectMeta{Name: "lab", Namespace: "default"},
 		Spec: agent.PoolSpec{
-			CIDR: "192.168.10.0/24", RangeStart: "192.168.10.1", RangeEnd: "192.168.10.200",
-			Exclude: []string{"192.168.10.2-192.168.10.9"}, ServerIP: "192.168.10.1", Router: "192.168.10.1",
-			DNS: []string{"192.168.10.1"}, Domain: "lab.example", LeaseTime: agent.Duration(time.Hour),
+			IPPoolSpec: v1alpha1.IPPoolSpec{
+				CIDR: text.CIDR, RangeStart: text.Start, RangeEnd: text.End, Exclude: text.Exclude,
+				ServerIP: text.Reserved[0], Router: text.Reserved[0],
+				DNS: []string{"192.168.10.1"}, Domain: "lab.example",
+			},
+			LeaseTime: agent.Duration(time.Hour),
 		},
-		Status: agent.PoolStatus{Allocated: allocated},
+		Status: agent.PoolStatus{Allocated: ipam.FormatAllocated(pool.Snapshot())},
 	}
 	a := agent.New(slog.New(slog.DiscardHandler))
 	u, err := a.Apply(obj)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
 // Table versions for the concurrency test: version v serves MAC i at
@@ -38,9 +39,12 @@ func cPool(v int) *Pool {
 	return &Pool{
 		Metadata: ObjectMeta{Name: "conc", ResourceVersion: strconv.Itoa(v)},
 		Spec: PoolSpec{
-			CIDR: "10.77.0.0/16", ServerIP: "10.77.0.2", Router: "10.77.0.1",
-			DNS:    []string{fmt.Sprintf("10.78.0.%d", v)},
-			Domain: fmt.Sprintf("v%d.lab.example", v), LeaseTime: Duration(time.Duration(v+1) * time.Minute),
+			IPPoolSpec: v1alpha1.IPPoolSpec{
+				CIDR: "10.77.0.0/16", ServerIP: "10.77.0.2", Router: "10.77.0.1",
+				DNS:    []string{fmt.Sprintf("10.78.0.%d", v)},
+				Domain: fmt.Sprintf("v%d.lab.example", v),
+			},
+			LeaseTime: Duration(time.Duration(v+1) * time.Minute),
 		},
 		Status: PoolStatus{Allocated: alloc},
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/iana"
+	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -35,15 +36,17 @@ func labPool(allocated map[string]string) *Pool {
 		Kind:       "IPPool",
 		Metadata:   ObjectMeta{Name: "lab", Namespace: "default"},
 		Spec: PoolSpec{
-			CIDR:         "10.77.0.0/24",
-			RangeStart:   "10.77.0.10",
-			RangeEnd:     "10.77.0.200",
-			Exclude:      []string{"10.77.0.100-10.77.0.109"},
-			ServerIP:     "10.77.0.2",
-			Router:       "10.77.0.1",
-			DNS:          []string{"10.77.0.2", "10.77.0.3"},
-			NTP:          []string{"10.77.0.3"},
-			Domain:       "lab.example",
+			IPPoolSpec: v1alpha1.IPPoolSpec{
+				CIDR:       "10.77.0.0/24",
+				RangeStart: "10.77.0.10",
+				RangeEnd:   "10.77.0.200",
+				Exclude:    []string{"10.77.0.100-10.77.0.109"},
+				ServerIP:   "10.77.0.2",
+				Router:     "10.77.0.1",
+				DNS:        []string{"10.77.0.2", "10.77.0.3"},
+				NTP:        []string{"10.77.0.3"},
+				Domain:     "lab.example",
+			},
 			DomainSearch: []string{"lab.example", "example"},
 			LeaseTime:    Duration(10 * time.Minute),
 		},

@@ -7,19 +7,19 @@ import (
 	"fmt"
 	"net/netip"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
-	"go4.org/netipx"
 )
 
 // Pool is the IPPool object as the API server returns it (the operator's
 // network.vmnetkit.dev/v1alpha1 IPPool, for example from
-// kubectl get ippool lab -o json), trimmed to what the agent reads; other
-// fields, such as spec.network, spec.strategy and status.conditions, are
-// ignored. For example:
+// kubectl get ippool lab -o json), trimmed to what the agent reads: its
+// spec is the operator's v1alpha1.IPPoolSpec (spec.network and spec.paused
+// are ignored), and of the status only status.allocated is read. For
+// example:
 //
 //	{
 //	  "apiVersion": "network.vmnetkit.dev/v1alpha1",
@@ -66,20 +66,18 @@ type ObjectMeta struct {
 	Generation      int64  `json:"generation,omitempty"`
 }
 
-// PoolSpec is the desired pool. Addresses are strings so that a bad one is
-// reported with its field name rather than as a JSON syntax error.
+// PoolSpec is the desired pool: the operator's IPPoolSpec, whose SpecText
+// is the one translation of an IPPool into an ipam.Spec that the operator
+// uses too, with two fields of the agent's own. Addresses are strings so
+// that a bad one is reported with its field name rather than as a JSON
+// syntax error. The agent requires serverIP (the DHCP server identifier)
+// and serves IPv4 only.
 type PoolSpec struct {
-	CIDR         string   `json:"cidr"`                   // required, canonical: 10.20.0.0/24
-	RangeStart   string   `json:"rangeStart,omitempty"`   // first allocatable address
-	RangeEnd     string   `json:"rangeEnd,omitempty"`     // last allocatable address
-	Exclude      []string `json:"exclude,omitempty"`      // "a-b", "a" or "a/len"
-	ServerIP     string   `json:"serverIP"`               // required: the DHCP server identifier
-	Router       string   `json:"router,omitempty"`       // default gateway
-	DNS          []string `json:"dns,omitempty"`          // name servers
-	NTP          []string `json:"ntp,omitempty"`          // time servers
-	Domain       string   `json:"domain,omitempty"`       // domain name option
+	v1alpha1.IPPoolSpec
+
 	DomainSearch []string `json:"domainSearch,omitempty"` // domain search list option
-	LeaseTime    Duration `json:"leaseTime,omitempty"`    // zero: DefaultLeaseTime
+	// LeaseTime hides IPPoolSpec.LeaseTime: it reads whole seconds as well.
+	LeaseTime Duration `json:"leaseTime,omitempty"` // zero: DefaultLeaseTime
 }
 
 // PoolStatus is the pool's persisted allocation state.
@@ -136,7 +134,9 @@ func DecodePool(data []byte) (*Pool, error) {
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("agent: decode pool: %v: %w", err, ErrInvalidPool)
 	}
-	if dec.More() {
+	// Only JSON whitespace may follow the object. dec.More is not enough:
+	// it reports false at a closing ']' or '}' as well as at the end.
+	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
 		return nil, fmt.Errorf("agent: decode pool: data after the object: %w", ErrInvalidPool)
 	}
 	return &p, nil
@@ -151,111 +151,69 @@ func (p *Pool) Name() string {
 }
 
 // Config converts the spec into the ipam.Spec and leasestore.Options the
-// core builds the table from. The server identifier and the router are
-// reserved in the ipam.Spec when they lie inside the pool's prefix, so the
-// pool never hands them out.
+// core builds the table from. The ipam.Spec is the one the operator builds
+// too: ipam.SpecText.Parse of the spec's SpecText, which reserves the
+// server identifier and the router when they lie inside cidr, so the pool
+// never hands them out.
 //
-// A spec that cannot describe the pool (cidr, rangeStart, rangeEnd,
-// exclude, serverIP, or one ipam.Spec.Validate rejects) is an error: the
-// errors.Join of one error per bad field, each naming the field, quoting the
-// value and wrapping ErrInvalidPool. An option value that does not parse
-// (router, dns, ntp) is left out and reported in problems instead, in field
-// order, the way leasestore.Build drops and reports options it cannot
-// serve: one bad name server must not stop the pool's DHCP.
+// A spec that cannot describe the pool is an error wrapping ErrInvalidPool:
+// the errors.Join of Parse's error (which names each bad field of the
+// SpecText: start for rangeStart, reserved[i] for serverIP and router) and
+// the agent's own: cidr and serverIP must be IPv4, serverIP is required.
+// An option value that does not parse (dns, ntp) is left out and reported
+// in problems instead, in field order, the way leasestore.Build drops and
+// reports options it cannot serve: one bad name server must not stop the
+// pool's DHCP. Addresses follow ipam's text rule (see ipam.ParseAddr): an
+// IPv4-mapped IPv6 address is refused with the address to write instead.
 func (p *Pool) Config() (spec ipam.Spec, opts leasestore.Options, problems []error, err error) {
 	var errs []error
 	s := p.Spec
-	report := func(list *[]error, field, value string, err error) {
-		*list = append(*list, fmt.Errorf("agent: pool %q: spec.%s %q: %v: %w", p.Name(), field, value, err, ErrInvalidPool))
+	report := func(field, value string, err error) {
+		errs = append(errs, fmt.Errorf("agent: pool %q: spec.%s %q: %v: %w", p.Name(), field, value, err, ErrInvalidPool))
 	}
-	addr := func(list *[]error, field, value string) netip.Addr {
-		a, err := netip.ParseAddr(value)
+	addr := func(field, value string) netip.Addr {
+		a, err := ipam.ParseAddr(value)
 		if err != nil {
-			report(list, field, value, err)
-			return netip.Addr{}
+			problems = append(problems, fmt.Errorf("agent: pool %q: spec.%s: %w: %w", p.Name(), field, err, ErrInvalidPool))
 		}
-		return a.Unmap()
+		return a
 	}
 	addrs := func(field string, values []string) []netip.Addr {
 		var out []netip.Addr
 		for i, v := range values {
-			if a := addr(&problems, fmt.Sprintf("%s[%d]", field, i), v); a.IsValid() {
+			if a := addr(fmt.Sprintf("%s[%d]", field, i), v); a.IsValid() {
 				out = append(out, a)
 			}
 		}
 		return out
 	}
 
-	if prefix, err := netip.ParsePrefix(s.CIDR); err != nil {
-		report(&errs, "cidr", s.CIDR, err)
-	} else if !prefix.Addr().Is4() {
-		report(&errs, "cidr", s.CIDR, errors.New("not IPv4: this agent serves DHCPv4"))
-	} else {
-		spec.Prefix = prefix
+	spec, err = s.SpecText().Parse()
+	if err != nil {
+		errs = append(errs, fmt.Errorf("agent: pool %q: %w: %w", p.Name(), err, ErrInvalidPool))
 	}
-	if s.RangeStart != "" {
-		spec.Start = addr(&errs, "rangeStart", s.RangeStart)
+	if r, err := ipam.ParseRange(s.CIDR); err == nil && !r.From().Is4() {
+		report("cidr", s.CIDR, errors.New("not IPv4: this agent serves DHCPv4"))
 	}
-	if s.RangeEnd != "" {
-		spec.End = addr(&errs, "rangeEnd", s.RangeEnd)
+	// A serverIP that does not parse is in Parse's error (reserved[0]).
+	switch a, err := ipam.ParseAddr(s.ServerIP); {
+	case s.ServerIP == "":
+		report("serverIP", "", errors.New("required: it is the DHCP server identifier"))
+	case err == nil && !a.Is4():
+		report("serverIP", s.ServerIP, errors.New("not IPv4: this agent serves DHCPv4"))
 	}
-	for i, e := range s.Exclude {
-		r, err := parseRange(e)
-		if err != nil {
-			report(&errs, fmt.Sprintf("exclude[%d]", i), e, err)
-			continue
-		}
-		spec.Exclude = append(spec.Exclude, r)
+	if len(errs) > 0 {
+		return ipam.Spec{}, leasestore.Options{}, nil, errors.Join(errs...)
 	}
-	if s.ServerIP == "" {
-		report(&errs, "serverIP", "", errors.New("required: it is the DHCP server identifier"))
-	} else {
-		opts.ServerIP = addr(&errs, "serverIP", s.ServerIP)
-		if opts.ServerIP.IsValid() && !opts.ServerIP.Is4() {
-			report(&errs, "serverIP", s.ServerIP, errors.New("not IPv4: this agent serves DHCPv4"))
-		}
-	}
+
+	opts.ServerIP = addr("serverIP", s.ServerIP)
 	if s.Router != "" {
-		opts.Router = addr(&problems, "router", s.Router)
+		opts.Router = addr("router", s.Router)
 	}
 	opts.DNS = addrs("dns", s.DNS)
 	opts.NTP = addrs("ntp", s.NTP)
 	opts.DomainName = s.Domain
 	opts.DomainSearch = append([]string(nil), s.DomainSearch...)
 	opts.LeaseTime = time.Duration(s.LeaseTime)
-
-	for _, a := range []netip.Addr{opts.ServerIP, opts.Router} {
-		if a.IsValid() && spec.Prefix.Contains(a) {
-			spec.Reserved = append(spec.Reserved, a)
-		}
-	}
-	if len(errs) == 0 {
-		if err := spec.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("agent: pool %q: %v: %w", p.Name(), err, ErrInvalidPool))
-		}
-	}
-	if len(errs) > 0 {
-		return ipam.Spec{}, leasestore.Options{}, nil, errors.Join(errs...)
-	}
 	return spec, opts, problems, nil
-}
-
-// parseRange reads "a-b", a single address "a", or a prefix "a/len".
-func parseRange(s string) (netipx.IPRange, error) {
-	switch {
-	case strings.Contains(s, "-"):
-		return netipx.ParseIPRange(s)
-	case strings.Contains(s, "/"):
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			return netipx.IPRange{}, err
-		}
-		return netipx.RangeOfPrefix(p), nil
-	default:
-		a, err := netip.ParseAddr(s)
-		if err != nil {
-			return netipx.IPRange{}, err
-		}
-		return netipx.IPRangeFrom(a, a), nil
-	}
 }

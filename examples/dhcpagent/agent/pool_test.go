@@ -47,6 +47,7 @@ func TestPoolConfig(t *testing.T) {
 			netipx.IPRangeFrom(a("10.20.0.77"), a("10.20.0.77")),
 		},
 		Reserved: []netip.Addr{a("10.20.0.2"), a("10.20.0.1")},
+		Owners:   ipam.MACOwners,
 	}
 	if diff := cmp.Diff(wantSpec, spec, netipComparers); diff != "" {
 		t.Errorf("spec (-want +got):\n%s", diff)
@@ -76,18 +77,34 @@ func TestPoolConfigErrors(t *testing.T) {
 		spec func(*PoolSpec)
 		want string // in the error
 	}{
-		{"no cidr", func(s *PoolSpec) { s.CIDR = "" }, `spec.cidr ""`},
-		{"bad cidr", func(s *PoolSpec) { s.CIDR = "10.77.0.0/33" }, `spec.cidr "10.77.0.0/33"`},
-		{"IPv6 cidr", func(s *PoolSpec) { s.CIDR = "fd00::/64" }, "not IPv4: this agent serves DHCPv4"},
-		{"cidr not canonical", func(s *PoolSpec) { s.CIDR = "10.77.0.1/24" }, "not canonical"},
-		{"bad rangeStart", func(s *PoolSpec) { s.RangeStart = "10.77.0" }, `spec.rangeStart "10.77.0"`},
-		{"bad rangeEnd", func(s *PoolSpec) { s.RangeEnd = "x" }, `spec.rangeEnd "x"`},
+		{"no cidr", func(s *PoolSpec) { s.CIDR = "" }, `spec cidr "": required`},
+		{"bad cidr", func(s *PoolSpec) { s.CIDR = "10.77.0.0/33" }, `spec cidr "10.77.0.0/33"`},
+		{"IPv6 cidr", func(s *PoolSpec) { s.CIDR = "fd00::/64" }, `spec.cidr "fd00::/64": not IPv4: this agent serves DHCPv4`},
+		{"cidr with host bits", func(s *PoolSpec) { s.CIDR = "10.77.0.1/24" }, `spec cidr "10.77.0.1/24": prefix has host bits set (want 10.77.0.0/24)`},
+		{"bad rangeStart", func(s *PoolSpec) { s.RangeStart = "10.77.0" }, `spec start "10.77.0"`},
+		{"bad rangeEnd", func(s *PoolSpec) { s.RangeEnd = "x" }, `spec end "x"`},
 		{"range outside cidr", func(s *PoolSpec) { s.RangeEnd = "10.78.0.1" }, "outside prefix"},
-		{"bad exclude", func(s *PoolSpec) { s.Exclude = []string{"10.77.0.9-10.77.0.1"} }, `spec.exclude[0] "10.77.0.9-10.77.0.1"`},
-		{"bad exclude prefix", func(s *PoolSpec) { s.Exclude = []string{"10.77.0.0/99"} }, `spec.exclude[0]`},
-		{"no serverIP", func(s *PoolSpec) { s.ServerIP = "" }, "spec.serverIP \"\": required"},
-		{"bad serverIP", func(s *PoolSpec) { s.ServerIP = "server" }, `spec.serverIP "server"`},
-		{"IPv6 serverIP", func(s *PoolSpec) { s.ServerIP = "fd00::2" }, "not IPv4"},
+		{"bad exclude", func(s *PoolSpec) { s.Exclude = []string{"10.77.0.9-10.77.0.1"} }, `spec exclude[0] "10.77.0.9-10.77.0.1"`},
+		{"bad exclude prefix", func(s *PoolSpec) { s.Exclude = []string{"10.77.0.0/99"} }, `spec exclude[0] "10.77.0.0/99"`},
+		{
+			"exclude prefix with host bits",
+			func(s *PoolSpec) { s.Exclude = []string{"10.77.0.100-10.77.0.109", "10.77.0.77/24"} },
+			`spec exclude[1] "10.77.0.77/24": prefix has host bits set (want 10.77.0.0/24)`,
+		},
+		{"no serverIP", func(s *PoolSpec) { s.ServerIP = "" }, `spec.serverIP "": required`},
+		{"bad serverIP", func(s *PoolSpec) { s.ServerIP = "server" }, `spec reserved[0] "server"`},
+		{"IPv6 serverIP", func(s *PoolSpec) { s.ServerIP = "fd00::2" }, `spec.serverIP "fd00::2": not IPv4`},
+		{
+			"IPv4-mapped serverIP",
+			func(s *PoolSpec) { s.ServerIP = "::ffff:10.77.0.2" },
+			`spec reserved[0] "::ffff:10.77.0.2": IPv4-mapped IPv6 address: write 10.77.0.2`,
+		},
+		{
+			"IPv4-mapped router", // the router is reserved: part of the spec, not only an option
+			func(s *PoolSpec) { s.Router = "::ffff:10.77.0.1" },
+			`spec reserved[1] "::ffff:10.77.0.1": IPv4-mapped IPv6 address: write 10.77.0.1`,
+		},
+		{"bad strategy", func(s *PoolSpec) { s.Strategy = "Random" }, `spec strategy "Random": want "Lowest" or "Sequential"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,6 +113,9 @@ func TestPoolConfigErrors(t *testing.T) {
 			_, _, _, err := p.Config()
 			if !errors.Is(err, ErrInvalidPool) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Config error = %v; want ErrInvalidPool containing %q", err, tt.want)
+			}
+			if strings.Contains(tt.want, "spec ") && !errors.Is(err, ipam.ErrInvalidSpec) {
+				t.Errorf("Config error = %v; want one wrapping ipam.ErrInvalidSpec", err)
 			}
 			// A rejected pool leaves the table being served alone.
 			a := newAgent(t, labPool(labAllocated()), nil)
@@ -120,7 +140,7 @@ func TestPoolProblems(t *testing.T) {
 		"10.77.0.250": "52:54:00:aa:00:03", // outside rangeEnd
 		"10.77.00.13": "52:54:00:aa:00:04", // not canonical
 	})
-	p.Spec.DNS = []string{"10.77.0.2", "dns.example"}
+	p.Spec.DNS = []string{"10.77.0.2", "dns.example", "::ffff:10.77.0.3"}
 	p.Spec.NTP = []string{"fd00::3"}
 	logs := &logBuffer{}
 	u, err := New(newTestLogger(logs)).Apply(p)
@@ -128,15 +148,18 @@ func TestPoolProblems(t *testing.T) {
 		t.Fatal(err)
 	}
 	// In the order the agent reports them: its own, ipam's, leasestore's.
+	// The pool's owners are MACs (IPPoolSpec.SpecText), so ipam, not
+	// leasestore, refuses the owner that is not one.
 	want := []struct {
 		is       error
 		contains string
 	}{
-		{ErrInvalidPool, `spec.dns[1] "dns.example"`},
+		{ErrInvalidPool, `spec.dns[1]: ipam: ParseAddr("dns.example")`},
+		{ipam.ErrInvalidAddr, `spec.dns[2]: ipam: ParseAddr("::ffff:10.77.0.3"): IPv4-mapped IPv6 address: write 10.77.0.3`},
 		{ipam.ErrInvalidAddr, `"10.77.00.13"`},
+		{ipam.ErrInvalidOwner, `"not-a-mac"`},
 		{ipam.ErrOutOfRange, `"10.77.0.250"`},
 		{leasestore.ErrInvalidOptions, `"fd00::3"`},
-		{leasestore.ErrNotMAC, `"not-a-mac"`},
 	}
 	if len(u.Problems) != len(want) {
 		t.Fatalf("problems: %q; want %d", u.Problems, len(want))

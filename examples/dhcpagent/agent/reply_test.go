@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/iana"
+	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -195,7 +196,7 @@ func TestReplyOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &Pool{Spec: PoolSpec{CIDR: "10.77.0.0/24", ServerIP: "10.77.0.2"}}
+			p := &Pool{Spec: PoolSpec{IPPoolSpec: v1alpha1.IPPoolSpec{CIDR: "10.77.0.0/24", ServerIP: "10.77.0.2"}}}
 			tt.spec(&p.Spec)
 			p.Status.Allocated = map[string]string{"10.77.0.10": macA} // usable in the /30 too
 			got, err := Reply(discover(t, macA), newAgent(t, p, nil).Table())

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
@@ -128,8 +129,7 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		ready = *failure
 	}
 	ready.ObservedGeneration = c.Generation
-	conds, _ := conditions.Set(fromMeta(st.Conditions), ready, r.now())
-	st.Conditions = toMeta(conds)
+	st.Conditions, _ = kubebridge.SetMeta(st.Conditions, ready, r.now())
 
 	if !equality.Semantic.DeepEqual(st, c.Status) {
 		c.Status = st
@@ -194,7 +194,7 @@ func parseNIC(n v1alpha1.NIC) (mac string, want netip.Addr, err error) {
 		return "", want, fmt.Errorf("nic %q: %w", n.MAC, err)
 	}
 	if n.Address != "" {
-		if want, err = netip.ParseAddr(n.Address); err != nil {
+		if want, err = ipam.ParseAddr(n.Address); err != nil {
 			return "", want, fmt.Errorf("nic %q: address: %w", n.MAC, err)
 		}
 	}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
+	"github.com/vmnetkit/vmnetkit/ipam"
 )
 
 // manager is one running operator process.
@@ -262,7 +263,7 @@ func checkState(t *testing.T, c client.Client, ns string) {
 	for _, p := range pools.Items {
 		fromStatus := map[string]string{}
 		for a, owner := range p.Status.Allocated {
-			if owner != v1alpha1.AllocatedExcluded && owner != v1alpha1.AllocatedReserved {
+			if owner != ipam.MarkerExcluded && owner != ipam.MarkerReserved {
 				fromStatus[a] = owner
 			}
 		}

@@ -3,7 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
-	"slices"
+	"reflect"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
@@ -96,8 +97,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 		ev = nil
 		if d.Publish != nil {
 			upd := obj.DeepCopy()
-			conds, _ := conditions.Set(fromMeta(upd.Status.Conditions), *d.Publish, r.now())
-			upd.Status.Conditions = toMeta(conds)
+			upd.Status.Conditions, _ = kubebridge.SetMeta(upd.Status.Conditions, *d.Publish, r.now())
 			upd.Status.CacheEpoch = d.Epoch
 			if built != nil {
 				writeStats(&upd.Status, built)
@@ -132,15 +132,6 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 	return nil
 }
 
-// buildPool restores the in-memory pool from obj's spec and status.
-func buildPool(obj *v1alpha1.IPPool) (*ipam.Pool, []ipam.Problem, error) {
-	spec, err := ipamSpec(obj.Spec)
-	if err != nil {
-		return nil, nil, err
-	}
-	return restorePool(spec, obj.Status.Allocated)
-}
-
 // adopt makes obj the entry's persisted state and rebuilds the pool from it.
 func (e *poolEntry) adopt(ctx context.Context, obj *v1alpha1.IPPool) error {
 	p, problems, err := buildPool(obj)
@@ -156,10 +147,9 @@ func (e *poolEntry) adopt(ctx context.Context, obj *v1alpha1.IPPool) error {
 }
 
 // cacheSpecChanged reports whether the part of the spec the in-memory pool is
-// built from differs; DHCP options, the network name and lease time do not
-// count, and neither does paused (the machine sees it in PoolObserved).
+// built from (IPPoolSpec.SpecText) differs; DHCP options, the network name
+// and lease time do not count, and neither does paused (the machine sees it
+// in PoolObserved).
 func cacheSpecChanged(a, b v1alpha1.IPPoolSpec) bool {
-	return a.CIDR != b.CIDR || a.RangeStart != b.RangeStart || a.RangeEnd != b.RangeEnd ||
-		!slices.Equal(a.Exclude, b.Exclude) || a.ServerIP != b.ServerIP || a.Router != b.Router ||
-		a.Strategy != b.Strategy
+	return !reflect.DeepEqual(a.SpecText(), b.SpecText())
 }

@@ -2,8 +2,6 @@ package controller
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
@@ -26,7 +25,8 @@ const poolIndex = "spec.nics.pool"
 // Options configure Setup. The zero value is usable.
 type Options struct {
 	// Epoch names this process in the pools' status (status.cacheEpoch); it
-	// must differ between processes and between restarts. Empty: NewEpoch().
+	// must differ between processes and between restarts. Empty:
+	// kubebridge.NewEpoch().
 	Epoch string
 
 	// Now is the clock for conditions' transition times. Nil: time.Now.
@@ -46,13 +46,6 @@ type Options struct {
 	SkipNameValidation bool
 }
 
-// NewEpoch returns a random ID for a process's Options.Epoch.
-func NewEpoch() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return hex.EncodeToString(b[:])
-}
-
 // The permissions the reconcilers need (config/rbac/role.yaml is generated
 // from these markers; leases are for -leader-elect):
 //
@@ -68,7 +61,7 @@ func NewEpoch() string {
 // returns the epoch they run with. mgr's scheme must know v1alpha1's types.
 func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 	if opts.Epoch == "" {
-		opts.Epoch = NewEpoch()
+		opts.Epoch = kubebridge.NewEpoch()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

@@ -4,14 +4,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Values of IPPoolStatus.Allocated besides a MAC address.
-const (
-	// AllocatedExcluded marks an address of spec.exclude.
-	AllocatedExcluded = "EXCLUDED"
-	// AllocatedReserved marks the server IP or the router.
-	AllocatedReserved = "RESERVED"
-)
-
 // Values of IPPoolSpec.Strategy.
 const (
 	// StrategyLowest hands out the lowest free address (the default).
@@ -46,6 +38,7 @@ type IPPoolSpec struct {
 
 	// Exclude lists addresses never handed out: single addresses
 	// ("10.0.0.7"), ranges ("10.0.0.10-10.0.0.19") or prefixes ("10.0.0.64/28").
+	// A prefix must have no host bits set: 10.0.0.77/24 is an error.
 	// +optional
 	Exclude []string `json:"exclude,omitempty"`
 
@@ -88,7 +81,8 @@ type IPPoolSpec struct {
 // every operator process rebuilds its in-memory pool.
 type IPPoolStatus struct {
 	// Allocated maps every address that is not free to the MAC it is given to,
-	// or to EXCLUDED or RESERVED.
+	// or to EXCLUDED or RESERVED (ipam.MarkerExcluded, ipam.MarkerReserved),
+	// in the form ipam.FormatAllocated writes and ipam.ParseAllocated reads.
 	// +optional
 	Allocated map[string]string `json:"allocated,omitempty"`
 
