@@ -63,6 +63,8 @@ END {
 	row("churn, Pool: /8 / /16", "Churn/v4-8/pool", "Churn/v4-16/pool", "<=", 1)
 	row("restore 16,000 into a /16: naive / Pool", "Restore/16k-v4-16/naive", "Restore/16k-v4-16/pool", ">=", 10000)
 	row("restore 100,000 shuffled in a /12: Pool / slices.SortFunc", "Restore/100k-v4-12/pool", "Restore/100k-v4-12/sort", "<=", 3)
+	row("restore 16,000 from a status map: ParseAllocated + Restore / Restore of the parsed snapshot", "RestoreStatusMap/16k-v4-16/parse+restore", "RestoreStatusMap/16k-v4-16/parsed", "<=", 1.5)
+	row("restore 16,000 from a status map: RestoreAllocated / Restore of the parsed snapshot", "RestoreStatusMap/16k-v4-16/restore-allocated", "RestoreStatusMap/16k-v4-16/parsed", "<=", 1.5)
 	row("1,000,000 in a /64 / fill a /16, per allocation", "Million/v6-64/pool", "Fill/v4-16/pool", "<=", 2)
 	r6 = med("Million/v6-64/pool", "retained-B/alloc")
 	r4 = med("Million/v4-12/pool", "retained-B/alloc")
