@@ -51,6 +51,11 @@ func TestBuildPoolSpec(t *testing.T) {
 			in:   v1alpha1.IPPoolSpec{CIDR: "fd00:1::/64", Router: "fd00:2::1", Strategy: v1alpha1.StrategySequential},
 			want: ipam.Spec{Prefix: netip.MustParsePrefix("fd00:1::/64"), Strategy: ipam.Sequential, Owners: ipam.MACOwners},
 		},
+		{
+			name: "router of the other family (dual stack) is not reserved",
+			in:   v1alpha1.IPPoolSpec{CIDR: "10.20.0.0/24", Router: "fd00::1"},
+			want: ipam.Spec{Prefix: netip.MustParsePrefix("10.20.0.0/24"), Owners: ipam.MACOwners},
+		},
 		{name: "bad CIDR", in: v1alpha1.IPPoolSpec{CIDR: "10.0.0.0/33"}, wantErr: `cidr "10.0.0.0/33"`},
 		{
 			name:    "CIDR with host bits",
@@ -74,11 +79,6 @@ func TestBuildPoolSpec(t *testing.T) {
 			name:    "IPv4-mapped server IP",
 			in:      v1alpha1.IPPoolSpec{CIDR: "10.20.0.0/24", ServerIP: "::ffff:10.20.0.2"},
 			wantErr: `reserved[0] "::ffff:10.20.0.2": IPv4-mapped IPv6 address: write 10.20.0.2`,
-		},
-		{
-			name:    "router of the other family",
-			in:      v1alpha1.IPPoolSpec{CIDR: "10.20.0.0/24", Router: "fd00::1"},
-			wantErr: `"fd00::1" is not in the family of prefix 10.20.0.0/24`,
 		},
 		{name: "bad strategy", in: v1alpha1.IPPoolSpec{CIDR: "10.0.0.0/24", Strategy: "Random"}, wantErr: `strategy "Random"`},
 	}
