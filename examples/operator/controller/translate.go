@@ -7,17 +7,14 @@ import (
 
 // buildPool restores the in-memory pool from obj's spec (through
 // IPPoolSpec.SpecText and ipam.SpecText.Parse, whose error wraps
-// ipam.ErrInvalidSpec) and status.allocated (ipam.ParseAllocated and
-// ipam.Restore). The problems are entries the pool could not keep: kept
-// out, and reported.
+// ipam.ErrInvalidSpec) and status.allocated (ipam.RestoreAllocated). The
+// problems are entries the pool could not keep: kept out, and reported.
 func buildPool(obj *v1alpha1.IPPool) (*ipam.Pool, []ipam.Problem, error) {
 	spec, err := obj.Spec.SpecText().Parse()
 	if err != nil {
 		return nil, nil, err
 	}
-	snap, problems := ipam.ParseAllocated(spec, obj.Status.Allocated)
-	p, more, err := ipam.Restore(snap)
-	return p, append(problems, more...), err
+	return ipam.RestoreAllocated(spec, obj.Status.Allocated)
 }
 
 // writeStats stores p's allocations (ipam.FormatAllocated) and counts into
