@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -13,7 +14,8 @@ import (
 
 // ipamSection allocates addresses from an IPv4 pool with a range, an
 // excluded block and a reserved router, releases and re-allocates one,
-// restores the pool from its snapshot, then allocates from an IPv6 /64.
+// writes the pool as a status map and restores it from there, then
+// allocates from an IPv6 /64.
 func ipamSection(w io.Writer) error {
 	spec := labSpec()
 	pool, err := ipam.New(spec)
@@ -36,19 +38,23 @@ func ipamSection(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "52:54:00:aa:bb:03 releases %s; 52:54:00:aa:bb:06 gets the lowest free address: %s\n", released, again)
-	fmt.Fprintf(w, "stats: %s\n", statsLine(pool.Stats()))
+	stats, _ := json.Marshal(pool.Stats())
+	fmt.Fprintf(w, "stats: %s\n", stats)
 
-	snap := pool.Snapshot()
-	slices.Reverse(snap.Allocations) // Restore does not care about order
-	restored, problems, err := ipam.Restore(snap)
+	// What a controller writes to its custom resource's status, and how a
+	// restarted process gets the same pool back from it.
+	status := ipam.FormatAllocated(pool.Snapshot())
+	keys := slices.Sorted(maps.Keys(status))
+	fmt.Fprintf(w, "status map (%d entries): %s=%s, %s=%s, ...\n", len(status), keys[0], status[keys[0]], keys[1], status[keys[1]])
+	restored, problems, err := ipam.RestoreAllocated(spec, status)
 	if err != nil {
 		return err
 	}
 	same := maps.Equal(maps.Collect(pool.All()), maps.Collect(restored.All())) && pool.Stats() == restored.Stats()
 	a1, _ := pool.Allocate("52:54:00:aa:bb:07")
-	a2, _ := restored.Allocate("52:54:00:aa:bb:07")
-	fmt.Fprintf(w, "snapshot of %d allocations restored: %d problems, same allocations and stats: %v, next address %s and %s\n",
-		len(snap.Allocations), len(problems), same, a1, a2)
+	a2, _ := restored.Allocate("52-54-00-AA-BB-07") // one MAC, any spelling
+	fmt.Fprintf(w, "restored from the status map: %d problems, same allocations and stats: %v, next address %s and %s\n",
+		len(problems), same, a1, a2)
 
 	start := netip.MustParseAddr("2001:db8:0:1::1:0")
 	end := netip.MustParseAddr("2001:db8:0:1::10:423f") // start + 999,999
@@ -66,10 +72,6 @@ func ipamSection(w io.Writer) error {
 		got = append(got, vm+" -> "+addr.String())
 	}
 	fmt.Fprintf(w, "  %s\n", strings.Join(got, ", "))
-	fmt.Fprintf(w, "stats: %s\n", statsLine(v6.Stats()))
+	fmt.Fprintf(w, "stats: %s\n", v6.Stats())
 	return nil
-}
-
-func statsLine(s ipam.Stats) string {
-	return fmt.Sprintf("size %s, allocated %s, excluded %s, reserved %s, free %s", s.Size, s.Allocated, s.Excluded, s.Reserved, s.Free)
 }

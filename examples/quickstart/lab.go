@@ -2,22 +2,29 @@ package main
 
 import (
 	"fmt"
-	"net/netip"
 
 	"github.com/vmnetkit/vmnetkit/ipam"
-	"go4.org/netipx"
 )
 
-// labSpec is the IPv4 pool the story follows from section to section: a
-// range inside a /24, an excluded block, and the router reserved.
+// labText is the IPv4 pool the story follows from section to section, in
+// the strings a custom resource holds: a range inside a /24, an excluded
+// block, and the router reserved.
+var labText = ipam.SpecText{
+	CIDR:     "192.168.10.0/24",
+	Start:    "192.168.10.1",
+	End:      "192.168.10.200",
+	Exclude:  []string{"192.168.10.2-192.168.10.9"},
+	Reserved: []string{"192.168.10.1"}, // the router
+	Owners:   "MAC",
+}
+
+// labSpec is labText parsed.
 func labSpec() ipam.Spec {
-	return ipam.Spec{
-		Prefix:   netip.MustParsePrefix("192.168.10.0/24"),
-		Start:    netip.MustParseAddr("192.168.10.1"),
-		End:      netip.MustParseAddr("192.168.10.200"),
-		Exclude:  []netipx.IPRange{netipx.MustParseIPRange("192.168.10.2-192.168.10.9")},
-		Reserved: []netip.Addr{netip.MustParseAddr("192.168.10.1")}, // the router
+	spec, err := labText.Parse()
+	if err != nil {
+		panic(err) // a constant that parses: the quickstart's tests run it
 	}
+	return spec
 }
 
 // labMAC is the MAC of the quickstart's VM number i (1-based).

@@ -22,7 +22,7 @@ type section struct {
 
 // sections are printed in this order.
 var sections = []section{
-	{"A pool of addresses: IPv4 and IPv6, snapshot and restore", ipamSection},
+	{"A pool of addresses: IPv4 and IPv6, a status map and a restart", ipamSection},
 	{"The DHCP lease table, rebuilt from the pool", leasestoreSection},
 	{"CacheReady across a controller restart", conditionsSection},
 	{"Is the VM's network ready? NIC by NIC", readinessSection},
