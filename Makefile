@@ -1,5 +1,6 @@
-# The README's two commands are `go run ./examples/quickstart` and `make test`.
-.PHONY: test quickstart bench bench-leasestore envtest-assets
+# The README's two commands are `go run ./examples/quickstart` and `make test`;
+# `make unit` is the quick subset beside them.
+.PHONY: test unit quickstart bench bench-leasestore envtest-assets
 
 # test runs everything CI runs: format and vet checks, race-enabled tests of
 # both modules (fuzz seeds included), short fuzz runs, and the integration
@@ -7,15 +8,27 @@
 test:
 	./hack/test.sh
 
+# unit runs the tests that need no kube-apiserver/etcd, no network namespace
+# and no root: the root module, and the examples packages whose tests are pure
+# (the operator's API types, kubebridge, the quickstart, the DHCP agent
+# command's flag checks). Not part of it: examples/operator and
+# examples/operator/controller, examples/provider and examples/internal/kubetest
+# (they start kube-apiserver and etcd), examples/dhcpagent/agent (network
+# namespaces, as root). Fuzz seeds run, fuzzing does not; no -race.
+UNIT_EXAMPLES = ./kubebridge ./operator/api/... ./quickstart ./dhcpagent
+unit:
+	GOWORK=off go test -count=1 ./...
+	cd examples && GOWORK=off go test -count=1 $(UNIT_EXAMPLES)
+
 quickstart:
 	go run ./examples/quickstart
 
-# bench measures the README's performance table (ratios from one run).
+# bench measures the ipam table of docs/performance.md (ratios from one run).
 bench:
 	./hack/bench.sh
 
-# bench-leasestore measures the README's leasestore table; BASE=<git rev>
-# runs that revision's benchmarks in the same rounds.
+# bench-leasestore measures the leasestore table of docs/performance.md;
+# BASE=<git rev> runs that revision's benchmarks in the same rounds.
 bench-leasestore:
 	./hack/bench-leasestore.sh
 

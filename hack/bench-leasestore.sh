@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-leasestore.sh measures the README's leasestore table
+# bench-leasestore.sh measures the leasestore table of docs/performance.md
 # (`make bench-leasestore`): Build beside its floor (ParseMAC of every owner
 # + slices.SortFunc), Diff per lease, and the heap a Store retains. The
 # machine these numbers come from is shared and noisy, so the run is COUNT

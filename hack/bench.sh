@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh measures the README's performance table (`make bench`): the ipam
+# bench.sh measures the ipam table of docs/performance.md (`make bench`): the ipam
 # benchmarks beside their in-repo baselines (naive, flat, sort), all in one
 # run. The machine these numbers come from is shared and noisy, so the run is
 # COUNT rounds of every benchmark once, interleaved: a load spike then hits

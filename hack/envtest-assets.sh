@@ -3,7 +3,8 @@
 # (no download site is needed), caches them by version, and prints the folder
 # that holds them: point KUBEBUILDER_ASSETS at it. Progress goes to stderr.
 #
-# First run on a fresh 2-core machine: about 5 minutes; then instant.
+# First run on a fresh 2-core machine: about 10 minutes (an estimate from its
+# 18.5 CPU-minutes, see docs/performance.md); then instant.
 set -euo pipefail
 
 k8s_version=1.34.4          # k8s.io/kubernetes v1.34.x goes with the v0.34.x client libraries

@@ -42,12 +42,10 @@ fuzz() {
 step "short fuzz runs, root module (${fuzztime} each)"
 fuzz .
 
-if [ -x hack/envtest-assets.sh ]; then
-	step "kube-apiserver and etcd for envtest (built from the Go module proxy, cached)"
-	KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh)
-	export KUBEBUILDER_ASSETS
-	echo "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
-fi
+step "kube-apiserver and etcd for envtest (built from the Go module proxy, cached)"
+KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh)
+export KUBEBUILDER_ASSETS
+echo "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
 
 # The DHCP agent's end-to-end test builds test hosts in network namespaces.
 if ! command -v ip >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

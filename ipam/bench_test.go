@@ -1,6 +1,6 @@
 package ipam
 
-// Benchmarks behind the README's performance table; run them with
+// Benchmarks behind the ipam table of docs/performance.md; run them with
 // `make bench` (hack/bench.sh). Each compares Pool with the in-repo
 // baselines (baseline_naive_test.go, baseline_flat_test.go) in one run.
 
@@ -99,7 +99,7 @@ func (m *meter) report(allocsPerOp int) {
 
 // BenchmarkFill creates a pool and fills it to exhaustion (Lowest for Pool,
 // the first free entry of the map for naive): Pool and flat on a /16 and a
-// /18, naive on the /18 only, as the README's table compares them.
+// /18, naive on the /18 only, as docs/performance.md's table compares them.
 func BenchmarkFill(b *testing.B) {
 	for _, c := range []struct{ name, prefix string }{{"v4-16", "10.0.0.0/16"}, {"v4-18", "10.0.0.0/18"}} {
 		prefix, name := c.prefix, c.name
