@@ -38,8 +38,8 @@ type SpecText struct {
 // nothing to reserve (a router or DHCP server on another subnet reached
 // through a relay, or a dual-stack router's address of the other family).
 // Reserved may name an address twice (a server that is also the router).
-// When
-// every field parses, the Spec is checked as New checks it (Spec.Validate).
+// When every field parses, the Spec is checked as New checks it
+// (Spec.Validate).
 func (t SpecText) Parse() (Spec, error) {
 	var s Spec
 	var errs []error
