@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
+	"github.com/vmnetkit/vmnetkit/internal/macoracle"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -166,7 +166,7 @@ func TestMustParseMACPanics(t *testing.T) {
 }
 
 // FuzzParseMAC checks ParseMAC against net.ParseMAC (Go 1.26's, on any
-// toolchain: stdParseMAC), which accepts the same spellings for 6-, 8- and
+// toolchain: macoracle.ParseMAC), which accepts the same spellings for 6-, 8- and
 // 20-byte addresses, and the round trip through String.
 func FuzzParseMAC(f *testing.F) {
 	for _, s := range []string{
@@ -179,7 +179,7 @@ func FuzzParseMAC(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		m, err := leasestore.ParseMAC(s)
-		hw, netErr := stdParseMAC(s)
+		hw, netErr := macoracle.ParseMAC(s)
 		if want := netErr == nil && len(hw) == 6; (err == nil) != want {
 			t.Fatalf("ParseMAC(%q) error %v; net.ParseMAC = %v, %v", s, err, hw, netErr)
 		}

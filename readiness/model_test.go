@@ -2,6 +2,8 @@ package readiness
 
 import (
 	"net/netip"
+
+	"github.com/vmnetkit/vmnetkit/internal/macoracle"
 )
 
 // The models below restate the rules as plainly as possible, each a direct
@@ -11,7 +13,7 @@ import (
 // modelMAC is a MAC as the standard library reads it, for an oracle
 // independent of internal/hwaddr.
 func modelMAC(s string) (string, bool) {
-	hw, err := stdParseMAC(s)
+	hw, err := macoracle.ParseMAC(s)
 	if err != nil || len(hw) != 6 {
 		return "", false
 	}

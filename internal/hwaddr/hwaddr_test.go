@@ -1,6 +1,10 @@
 package hwaddr
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/vmnetkit/vmnetkit/internal/macoracle"
+)
 
 func TestParse(t *testing.T) {
 	tests := []struct {
@@ -50,7 +54,7 @@ func TestCanonical(t *testing.T) {
 }
 
 // FuzzParse checks Parse against net.ParseMAC (Go 1.26's, on any toolchain:
-// stdParseMAC), which accepts the same spellings but only 6-, 8- and
+// macoracle.ParseMAC), which accepts the same spellings but only 6-, 8- and
 // 20-byte addresses; Parse counts any length so that its callers can say
 // what a wrong-length address is.
 func FuzzParse(f *testing.F) {
@@ -60,7 +64,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		var dst [20]byte
 		n, err := Parse(s, dst[:])
-		hw, stdErr := stdParseMAC(s)
+		hw, stdErr := macoracle.ParseMAC(s)
 		if err == nil && n != 6 && n != 8 && n != 20 {
 			if stdErr == nil {
 				t.Fatalf("net.ParseMAC(%q) accepted a %d-byte address", s, n)
