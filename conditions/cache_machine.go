@@ -108,7 +108,7 @@ func (m CacheMachine) Condition() (Condition, bool) {
 		Status:             st,
 		ObservedGeneration: m.gen,
 		Reason:             m.reason,
-		Message:            publishableMessage(m.message),
+		Message:            PublishableMessage(m.message),
 	}, true
 }
 
@@ -315,7 +315,7 @@ func specChangedMessage(gen int64) string {
 }
 
 // errorText is err's message for a condition: valid UTF-8, bounded in length
-// (see publishableMessage), and never a panic, even from an Error method that
+// (see PublishableMessage), and never a panic, even from an Error method that
 // dereferences a nil receiver.
 func errorText(err error) (text string) {
 	const fallback = "the cache build failed"
@@ -327,5 +327,5 @@ func errorText(err error) (text string) {
 			text = fallback + " (its error could not be printed)"
 		}
 	}()
-	return publishableMessage(err.Error())
+	return PublishableMessage(err.Error())
 }

@@ -41,7 +41,8 @@ type Term struct {
 //   - its Message is "" when True; otherwise it names every term that is not
 //     good, in order, separated by "; ", e.g.
 //     `CacheReady is False (OwnerRestarted): rebuilding; Stalled not reported`,
-//     truncated to MaxMessageLength.
+//     made publishable (PublishableMessage: valid UTF-8, at most
+//     MaxMessageLength bytes).
 //
 // ObservedGeneration is generation and LastTransitionTime is zero: write the
 // result with Set. Summary is deterministic: it depends only on the order of
@@ -78,7 +79,7 @@ func Summary(typ string, generation int64, conds []Condition, terms ...Term) Con
 	default:
 		return out
 	}
-	out.Message = truncateUTF8(strings.Join(msgs, "; "), MaxMessageLength)
+	out.Message = PublishableMessage(strings.Join(msgs, "; "))
 	return out
 }
 

@@ -39,10 +39,14 @@ func validUTF8(s string) string {
 	return b.String()
 }
 
-// publishableMessage is s as a published condition carries it: valid UTF-8
-// (see validUTF8), then truncated to MaxMessageLength, so that it survives
-// the API server's JSON round trip unchanged and compares equal when read
-// back.
-func publishableMessage(s string) string {
+// PublishableMessage returns s as a condition's Message that the API server
+// accepts and stores unchanged: each byte that is not valid UTF-8 replaced
+// by U+FFFD (as encoding/json writes it), then cut to MaxMessageLength bytes
+// on a rune boundary. A message that went through it compares equal when
+// read back, so a controller that compares before writing does not write
+// the same condition again. It returns s itself, without allocating, when s
+// is valid and short enough. The CacheReady machine and Summary publish
+// their messages through it; adapters should too.
+func PublishableMessage(s string) string {
 	return truncateUTF8(validUTF8(s), MaxMessageLength)
 }

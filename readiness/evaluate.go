@@ -19,7 +19,12 @@ func Evaluate(in Input, p Policy) Verdict {
 	return evaluateStrict(in)
 }
 
-func invalidVerdict(problems []Problem) Verdict {
+// InvalidVerdict is the verdict for a spec whose devices do not parse (an
+// adapter's parse step, such as ParseDevice per device, found problems
+// before there was an Input to evaluate): never ready, Reason
+// ReasonInvalidNetworkSpec, the problems in Problems and, joined by "; ",
+// in Message, exactly as Evaluate reports an invalid Input.
+func InvalidVerdict(problems []Problem) Verdict {
 	msgs := make([]string, len(problems))
 	for i, p := range problems {
 		msgs[i] = p.Error()

@@ -35,7 +35,7 @@ func (d Device) hasStatic(fam int) bool {
 func evaluateStrict(in Input) Verdict {
 	macs, problems := validate(in.Devices)
 	if len(problems) > 0 {
-		return invalidVerdict(problems)
+		return InvalidVerdict(problems)
 	}
 	owner := make(map[netip.Addr]int) // static address -> device
 	for i, d := range in.Devices {

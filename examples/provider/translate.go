@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -105,21 +104,11 @@ func NodeAddrs(node *corev1.Node) []netip.Addr {
 
 // Observe decides the machine's network readiness from its spec, the NICs
 // the hypervisor reports and its Node's addresses. A spec whose devices do
-// not parse gives the verdict [readiness.Evaluate] gives for an invalid
-// spec: not ready, reason [readiness.ReasonInvalidNetworkSpec], the
-// problems in Problems and, joined by "; ", in Message.
+// not parse gives [readiness.InvalidVerdict] of its problems.
 func Observe(m *VMMachine, nics []readiness.NIC, nodeAddrs []netip.Addr, ignore []netip.Prefix, p readiness.Policy) readiness.Verdict {
 	devs, problems := Devices(m.Spec.Network)
 	if len(problems) > 0 {
-		msgs := make([]string, len(problems))
-		for i, pr := range problems {
-			msgs[i] = pr.Error()
-		}
-		return readiness.Verdict{
-			Reason:   readiness.ReasonInvalidNetworkSpec,
-			Message:  strings.Join(msgs, "; "),
-			Problems: problems,
-		}
+		return readiness.InvalidVerdict(problems)
 	}
 	return readiness.Evaluate(readiness.Input{Devices: devs, NICs: nics, NodeAddrs: nodeAddrs, Ignore: ignore}, p)
 }
@@ -141,8 +130,9 @@ func MachineAddresses(hostname string, v readiness.Verdict) []MachineAddress {
 
 // ProvisionedCondition is the VMProvisioned condition for a verdict: True
 // with reason [ReasonNetworkReady] when ready, else False with the verdict's
-// reason and message, cut to [conditions.MaxMessageLength] bytes (a spec
-// with huge bad values must not make the status write fail).
+// reason and message made publishable ([conditions.PublishableMessage]: a
+// spec with huge or invalid-UTF-8 bad values must not make the status write
+// fail, nor change in the API server's JSON).
 // LastTransitionTime is left for [conditions.Set].
 func ProvisionedCondition(v readiness.Verdict, generation int64) conditions.Condition {
 	c := conditions.Condition{
@@ -150,7 +140,7 @@ func ProvisionedCondition(v readiness.Verdict, generation int64) conditions.Cond
 		Status:             conditions.ConditionFalse,
 		ObservedGeneration: generation,
 		Reason:             v.Reason,
-		Message:            truncateMessage(v.Message),
+		Message:            conditions.PublishableMessage(v.Message),
 	}
 	if v.Ready {
 		c.Status, c.Reason = conditions.ConditionTrue, ReasonNetworkReady
@@ -174,18 +164,4 @@ func ApplyVerdict(status VMMachineStatus, hostname string, generation int64, v r
 	addrsChanged := !slices.Equal(addrs, status.Addresses)
 	out.Addresses = addrs
 	return out, condChanged || addrsChanged
-}
-
-// truncateMessage cuts s to at most conditions.MaxMessageLength bytes,
-// ending in "..." and on a UTF-8 boundary.
-func truncateMessage(s string) string {
-	const max = conditions.MaxMessageLength
-	if len(s) <= max {
-		return s
-	}
-	cut := max - len("...")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
 }
