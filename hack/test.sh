@@ -47,10 +47,16 @@ KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh)
 export KUBEBUILDER_ASSETS
 echo "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
 
-# The DHCP agent's end-to-end test builds test hosts in network namespaces.
-if ! command -v ip >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-	step "installing iproute2 for the network-namespace tests"
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2
+# The DHCP agent's end-to-end tests build test hosts in network namespaces
+# and run real DHCP clients in them (ISC dhclient, busybox udhcpc, dhcpcd).
+missing=""
+command -v ip >/dev/null || missing="$missing iproute2"
+command -v dhclient >/dev/null || missing="$missing isc-dhcp-client"
+command -v udhcpc >/dev/null || missing="$missing udhcpc"
+command -v dhcpcd >/dev/null || missing="$missing dhcpcd-base"
+if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	step "installing$missing for the network-namespace tests"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
 fi
 
 step "go test -race (examples module)"

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -15,16 +17,15 @@ import (
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
-// Agent serves one pool's lease table. Its table is an
-// atomic.Pointer[leasestore.Store]: loads build a new table and swap it in,
-// requests read it once each, so neither waits for the other and every
-// reply comes from one table.
+// Agent serves one pool's lease table. Its table is an atomic pointer:
+// loads build a new table and swap it in, requests read it once each, so
+// neither waits for the other and every reply comes from one table.
 //
 // The zero Agent is not usable; make one with New. An Agent is safe for
 // concurrent use: any number of requests may be handled while a load runs,
 // and concurrent loads are serialized.
 type Agent struct {
-	table atomic.Pointer[leasestore.Store]
+	table atomic.Pointer[version]
 	log   *slog.Logger
 
 	mu   sync.Mutex // serializes loads, so each plan is against the table it replaces
@@ -41,7 +42,26 @@ func New(log *slog.Logger) *Agent {
 }
 
 // Table returns the lease table being served, nil before the first load.
-func (a *Agent) Table() *leasestore.Store { return a.table.Load() }
+func (a *Agent) Table() *leasestore.Store { return a.table.Load().store() }
+
+// version is one load of the pool: its table, and what its replies have
+// reported of the options they left out (see Respond).
+type version struct {
+	table           *leasestore.Store
+	pool            string
+	resourceVersion string
+	trimmed         atomic.Int64 // replies that left out an option
+
+	mu       sync.Mutex       // serializes the reports, so that one reply reports all it cut
+	reported [256]atomic.Bool // option codes whose cut has been logged; set under mu
+}
+
+func (v *version) store() *leasestore.Store {
+	if v == nil {
+		return nil
+	}
+	return v.table
+}
 
 // Update is the outcome of one load.
 type Update struct {
@@ -90,9 +110,15 @@ func (a *Agent) Apply(p *Pool) (Update, error) {
 		problems = append(problems, pr) // its text names the entry
 	}
 
-	old := a.table.Swap(store)
-	u := Update{Pool: p.Name(), Leases: store.Len(), Plan: leasestore.Diff(old, store), Problems: problems}
+	old := a.table.Swap(&version{table: store, pool: p.Name(), resourceVersion: p.Metadata.ResourceVersion})
+	u := Update{Pool: p.Name(), Leases: store.Len(), Plan: leasestore.Diff(old.store(), store), Problems: problems}
 	a.logUpdate(p, u)
+	if old != nil {
+		if n := old.trimmed.Load(); n > 0 {
+			a.log.Info("replies trimmed under the replaced table", "pool", old.pool,
+				"resourceVersion", old.resourceVersion, "count", n)
+		}
+	}
 	return u, nil
 }
 
@@ -136,8 +162,43 @@ func (a *Agent) logUpdate(p *Pool, u Update) {
 }
 
 // Respond is Reply on the table being served, read once.
+//
+// A reply that leaves options out to fit the client's limit (see
+// ReplyWithTrim) is reported once per load of the pool and option: the
+// first reply that cuts an option logs a warning naming the pool version,
+// the limit and each option it cut that no earlier reply under this table
+// has reported; later replies are counted, and the count is logged when
+// the table is replaced. A pool whose options do not fit a client is a
+// configuration to fix, not an event per packet.
 func (a *Agent) Respond(req *dhcpv4.DHCPv4) (*dhcpv4.DHCPv4, error) {
-	return Reply(req, a.table.Load())
+	v := a.table.Load()
+	resp, trim, err := ReplyWithTrim(req, v.store())
+	if len(trim.Cuts) > 0 {
+		v.report(a.log, req, trim)
+	}
+	return resp, err
+}
+
+// report counts a reply that left out what trim says, and logs the cuts
+// that no reply under v has logged yet.
+func (v *version) report(log *slog.Logger, req *dhcpv4.DHCPv4, trim Trim) {
+	v.trimmed.Add(1)
+	if !slices.ContainsFunc(trim.Cuts, func(c Cut) bool { return !v.reported[c.Code].Load() }) {
+		return // the common case, once the first replies have reported
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var first []string
+	for _, c := range trim.Cuts {
+		if !v.reported[c.Code].Load() {
+			v.reported[c.Code].Store(true)
+			first = append(first, c.String())
+		}
+	}
+	if len(first) > 0 {
+		log.Warn("reply trimmed to fit the client", "pool", v.pool, "resourceVersion", v.resourceVersion,
+			"mac", req.ClientHWAddr.String(), "limit", trim.Limit, "cut", strings.Join(first, "; "))
+	}
 }
 
 // Handle is the agent's server4.Handler: it answers m on conn at

@@ -13,4 +13,14 @@
 // unknown client get no answer. [Destination] decides where a reply is sent
 // (RFC 2131, section 4.1). [Agent] ties them to a server4 socket and a polled
 // pool file.
+//
+// A reply is never larger than the client accepts: [ReplyLimit] reads the
+// client's maximum DHCP message size (option 57; 576 bytes, IP and UDP
+// headers included, when it sends none). When the pool's options and the
+// echoed relay agent information do not all fit, Reply keeps them in a
+// documented order of priority, cuts lists (name servers, NTP servers,
+// search domains) to the entries that fit, and uses option overload for
+// the file and sname fields when that keeps more. [ReplyWithTrim] says
+// what was left out, and the Agent logs it as a warning once per load of
+// the pool and option, not once per packet.
 package agent

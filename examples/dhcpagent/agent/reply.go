@@ -33,45 +33,86 @@ import (
 //   - Anything from a MAC without a lease, and every other message type:
 //     nothing.
 //
-// OFFER and ACK carry exactly the lease's options; see [LeaseOptions].
+// OFFER and ACK carry the lease's options (see [LeaseOptions]) as far as
+// the client can receive them: a reply is never longer than [ReplyLimit]
+// of the request. When everything does not fit, the reply keeps, in this
+// order of priority:
+//
+//  1. the mandatory options, always: 53 message type, 54 server identifier,
+//     and for an OFFER or ACK 51 lease time, 58 and 59 renewal and
+//     rebinding times, 1 subnet mask and 3 router;
+//  2. 82 relay agent information, the relay's option echoed whole (RFC 3046
+//     forbids echoing a part of it) or not at all. A relay that requires
+//     the echo may drop a reply without it, so that client gets no answer
+//     through that relay; the one alternative, a reply larger than the
+//     client accepts, is no answer either;
+//  3. 61 client identifier, echoed whole or not at all (RFC 6842 clients
+//     accept a reply without it, as they accept one from an RFC 2131
+//     server);
+//  4. 6 name servers, cut to as many as fit;
+//  5. 15 domain name, whole or not at all;
+//  6. 42 NTP servers, cut to as many as fit;
+//  7. 119 domain search list, cut to as many names as fit.
+//
+// A NAK keeps 53 and 54, then 82 and 61, then its 56 message, whole or not
+// at all. Each option gets the room its predecessors leave, so a smaller
+// one further down may still fit where a larger one above it did not.
+// Options 4 to 7 may also be carried in the file and sname fields with
+// option overload (RFC 2132 section 9.3), a list spread over the fields in
+// whole entries as RFC 3396 allows; a reply uses overload only when it then
+// keeps more by this order. The mandatory options, 82 and 61 always stay in
+// the options field, where relays and clients that ignore overload look
+// for them. [ReplyWithTrim] also returns what was left out.
 func Reply(req *dhcpv4.DHCPv4, store *leasestore.Store) (*dhcpv4.DHCPv4, error) {
+	resp, _, err := ReplyWithTrim(req, store)
+	return resp, err
+}
+
+// ReplyWithTrim is [Reply], and also returns what the reply left out so
+// that it fits the client's limit: the zero Trim when it left out nothing
+// or there is no reply.
+func ReplyWithTrim(req *dhcpv4.DHCPv4, store *leasestore.Store) (*dhcpv4.DHCPv4, Trim, error) {
 	if store == nil {
-		return nil, ErrNoTable
+		return nil, Trim{}, ErrNoTable
 	}
 	if req == nil || req.OpCode != dhcpv4.OpcodeBootRequest {
-		return nil, ErrNotRequest
+		return nil, Trim{}, ErrNotRequest
 	}
 	if req.HWType != iana.HWTypeEthernet || len(req.ClientHWAddr) != 6 {
-		return nil, fmt.Errorf("%w: %q", ErrHardwareAddr, req.ClientHWAddr.String())
+		return nil, Trim{}, fmt.Errorf("%w: %q", ErrHardwareAddr, req.ClientHWAddr.String())
 	}
 	mac, err := leasestore.MACFrom(req.ClientHWAddr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrHardwareAddr, err)
+		return nil, Trim{}, fmt.Errorf("%w: %v", ErrHardwareAddr, err)
 	}
 	lease, ok := store.Lookup(mac)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrUnknownClient, mac)
+		return nil, Trim{}, fmt.Errorf("%w: %s", ErrUnknownClient, mac)
 	}
 	server := serverID(lease)
 	if !lease.Addr.Is4() || !server.Is4() {
-		return nil, fmt.Errorf("%w: %s has %s", ErrNotIPv4, mac, lease.Addr)
+		return nil, Trim{}, fmt.Errorf("%w: %s has %s", ErrNotIPv4, mac, lease.Addr)
 	}
 
+	var resp *dhcpv4.DHCPv4
+	var trim Trim
 	switch t := req.MessageType(); t {
 	case dhcpv4.MessageTypeDiscover:
-		return grant(req, lease, dhcpv4.MessageTypeOffer), nil
+		resp, trim = grant(req, lease, dhcpv4.MessageTypeOffer)
 	case dhcpv4.MessageTypeRequest:
 		asked, err := requestedAddr(req, server)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s", err, mac)
+			return nil, Trim{}, fmt.Errorf("%w: %s", err, mac)
 		}
 		if asked != lease.Addr {
-			return nak(req, server, fmt.Sprintf("%s is not leased to %s", asked, mac)), nil
+			resp, trim = nak(req, server, fmt.Sprintf("%s is not leased to %s", asked, mac))
+		} else {
+			resp, trim = grant(req, lease, dhcpv4.MessageTypeAck)
 		}
-		return grant(req, lease, dhcpv4.MessageTypeAck), nil
 	default:
-		return nil, fmt.Errorf("%w: %s from %s", ErrMessageType, t, mac)
+		return nil, Trim{}, fmt.Errorf("%w: %s from %s", ErrMessageType, t, mac)
 	}
+	return resp, trim, nil
 }
 
 // requestedAddr is the address a REQUEST asks to confirm, by the client
@@ -89,39 +130,42 @@ func requestedAddr(req *dhcpv4.DHCPv4, server netip.Addr) (netip.Addr, error) {
 	return netip.Addr{}, ErrNoAddress
 }
 
-// grant is the OFFER or ACK of lease.
-func grant(req *dhcpv4.DHCPv4, lease leasestore.Lease, typ dhcpv4.MessageType) *dhcpv4.DHCPv4 {
+// grant is the OFFER or ACK of lease, fitted to the client's limit.
+func grant(req *dhcpv4.DHCPv4, lease leasestore.Lease, typ dhcpv4.MessageType) (*dhcpv4.DHCPv4, Trim) {
 	resp := header(req)
 	resp.YourIPAddr = net.IP(lease.Addr.AsSlice())
 	if typ == dhcpv4.MessageTypeAck {
 		// Table 3: an ACK echoes ciaddr; an OFFER and a NAK carry zero.
 		resp.ClientIPAddr = ip4OrZero(req.ClientIPAddr)
 	}
-	resp.UpdateOption(dhcpv4.OptMessageType(typ))
-	for _, o := range LeaseOptions(lease) {
-		resp.UpdateOption(o)
-	}
-	return resp
+	mandatory, optional := leaseParts(lease)
+	parts := make([]part, 0, 1+len(mandatory)+2+len(optional))
+	parts = append(parts, messageType(typ))
+	parts = append(parts, mandatory...)
+	parts = append(parts, echoes(req)...)
+	parts = append(parts, optional...)
+	return resp, fit(resp, parts, ReplyLimit(req))
 }
 
 // nak refuses a REQUEST. It carries only the server identifier and a
 // message (RFC 2131, table 3), and asks a relay to broadcast it (section 4.1).
-func nak(req *dhcpv4.DHCPv4, server netip.Addr, msg string) *dhcpv4.DHCPv4 {
+func nak(req *dhcpv4.DHCPv4, server netip.Addr, msg string) (*dhcpv4.DHCPv4, Trim) {
 	resp := header(req)
 	if !resp.GatewayIPAddr.IsUnspecified() {
 		resp.SetBroadcast()
 	}
-	resp.UpdateOption(dhcpv4.OptMessageType(dhcpv4.MessageTypeNak))
-	resp.UpdateOption(dhcpv4.OptServerIdentifier(net.IP(server.AsSlice())))
-	resp.UpdateOption(dhcpv4.OptMessage(msg))
-	return resp
+	sid := whole(dhcpv4.OptionServerIdentifier.Code(), server.AsSlice())
+	sid.mandatory = true
+	parts := []part{messageType(dhcpv4.MessageTypeNak), sid}
+	parts = append(parts, echoes(req)...)
+	parts = append(parts, whole(dhcpv4.OptionMessage.Code(), []byte(msg)))
+	return resp, fit(resp, parts, ReplyLimit(req))
 }
 
 // header starts a BOOTREPLY to req: the fields a reply copies (RFC 2131,
-// table 3), zero addresses, and the client identifier (RFC 6842) and relay
-// agent information (RFC 3046) options echoed.
+// table 3) and zero addresses.
 func header(req *dhcpv4.DHCPv4) *dhcpv4.DHCPv4 {
-	resp := &dhcpv4.DHCPv4{
+	return &dhcpv4.DHCPv4{
 		OpCode:        dhcpv4.OpcodeBootReply,
 		HWType:        req.HWType,
 		TransactionID: req.TransactionID,
@@ -131,14 +175,27 @@ func header(req *dhcpv4.DHCPv4) *dhcpv4.DHCPv4 {
 		ServerIPAddr:  net.IPv4zero,
 		GatewayIPAddr: ip4OrZero(req.GatewayIPAddr),
 		ClientHWAddr:  append(net.HardwareAddr(nil), req.ClientHWAddr...),
-		Options:       make(dhcpv4.Options),
+		Options:       make(dhcpv4.Options, 16), // room for every option a reply carries
 	}
-	for _, code := range []dhcpv4.OptionCode{dhcpv4.OptionClientIdentifier, dhcpv4.OptionRelayAgentInformation} {
+}
+
+func messageType(typ dhcpv4.MessageType) part {
+	p := whole(dhcpv4.OptionDHCPMessageType.Code(), []byte{byte(typ)})
+	p.mandatory = true
+	return p
+}
+
+// echoes are the options of req a reply copies back whole, in the order a
+// reply keeps them: relay agent information (RFC 3046), then the client
+// identifier (RFC 6842).
+func echoes(req *dhcpv4.DHCPv4) []part {
+	var parts []part
+	for _, code := range []dhcpv4.OptionCode{dhcpv4.OptionRelayAgentInformation, dhcpv4.OptionClientIdentifier} {
 		if v := req.Options.Get(code); v != nil {
-			resp.UpdateOption(dhcpv4.OptGeneric(code, append([]byte(nil), v...)))
+			parts = append(parts, whole(code.Code(), append([]byte(nil), v...)))
 		}
 	}
-	return resp
+	return parts
 }
 
 // ipv4 converts a 4- or 16-byte net.IP holding an IPv4 address; anything

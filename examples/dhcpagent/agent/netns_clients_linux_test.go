@@ -1,0 +1,272 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/insomniacslk/dhcp/dhcpv4/server4"
+	"github.com/insomniacslk/dhcp/rfc1035label"
+)
+
+// realClient is a DHCP client program that the netns tests run, and the
+// names under which its script sees each option.
+type realClient struct {
+	name string
+	// args run the client on iface once, in the foreground, with script as
+	// its hook script; dir is for its lease and PID files.
+	args func(iface, script, dir string) []string
+	// bound reports whether the script's environment is that of a lease.
+	bound func(env map[string]string, arg string) bool
+	// vars name the script variables of: address, mask, router, server
+	// identifier, lease time, name servers, domain name, search list, NTP.
+	vars [9]string
+	// reads is the reply whose options the script sees: the ACK, or the
+	// OFFER for a client in a test mode that stops there.
+	reads dhcpv4.MessageType
+}
+
+var realClients = []realClient{
+	{
+		name: "udhcpc",
+		args: func(iface, script, dir string) []string {
+			return []string{"udhcpc", "-f", "-q", "-n", "-i", iface, "-s", script, "-t", "10", "-T", "1", "-A", "1"}
+		},
+		bound: func(_ map[string]string, arg string) bool { return arg == "bound" },
+		vars:  [9]string{"ip", "subnet", "router", "serverid", "lease", "dns", "domain", "search", "ntpsrv"},
+		reads: dhcpv4.MessageTypeAck,
+	},
+	{
+		name: "dhcpcd",
+		args: func(iface, script, dir string) []string {
+			// -T: test mode, the script gets the OFFER and nothing is configured.
+			return []string{"dhcpcd", "-4", "-T", "-f", "/dev/null", "-c", script, "-t", "20", iface}
+		},
+		bound: func(env map[string]string, _ string) bool { return env["reason"] == "TEST" },
+		vars: [9]string{"new_ip_address", "new_subnet_mask", "new_routers", "new_dhcp_server_identifier",
+			"new_dhcp_lease_time", "new_domain_name_servers", "new_domain_name", "new_domain_search", "new_ntp_servers"},
+		reads: dhcpv4.MessageTypeOffer,
+	},
+	{
+		name: "dhclient",
+		args: func(iface, script, dir string) []string {
+			return []string{"dhclient", "-4", "-1", "-d", "-sf", script,
+				"-lf", filepath.Join(dir, "leases"), "-pf", filepath.Join(dir, "pid"), iface}
+		},
+		bound: func(env map[string]string, _ string) bool {
+			return env["reason"] == "BOUND" || env["reason"] == "REBOOT"
+		},
+		vars: [9]string{"new_ip_address", "new_subnet_mask", "new_routers", "new_dhcp_server_identifier",
+			"new_dhcp_lease_time", "new_domain_name_servers", "new_domain_name", "new_domain_search", "new_ntp_servers"},
+		reads: dhcpv4.MessageTypeAck,
+	},
+}
+
+// TestNetnsRealClients runs real DHCP clients (busybox udhcpc, dhcpcd, ISC
+// dhclient, each where installed) against the agent over a veth pair, on
+// pools whose options do not fit a 576-byte reply: each client must bind,
+// and read exactly the options of the reply the agent sent, including those
+// carried in the file and sname fields with option overload.
+func TestNetnsRealClients(t *testing.T) {
+	requireNetns(t)
+	pools := []struct {
+		name string
+		pool *Pool
+	}{
+		{"70 name servers, all of them with overload", bigPool(labAllocated(), 70, 2)},
+		{"300 name servers and 200 search domains, cut", bigPool(labAllocated(), 300, 200)},
+	}
+	for _, c := range realClients {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := exec.LookPath(c.args("", "", "")[0]); err != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatalf("%s is not installed, and CI is set: make test installs it (as root, with apt-get)", c.name)
+				}
+				t.Skipf("%s is not installed (with CI set, this is a failure)", c.name)
+			}
+			for _, p := range pools {
+				t.Run(p.name, func(t *testing.T) { runRealClient(t, c, p.pool) })
+			}
+		})
+	}
+}
+
+func runRealClient(t *testing.T, c realClient, pool *Pool) {
+	const clientMAC = "52:54:00:aa:00:01" // macA
+	p := newNetnsPair(t, clientMAC, "10.77.0.2/24")
+	logs := &logBuffer{}
+	a := newAgent(t, pool, newTestLogger(logs))
+
+	// Record each reply of the kind the client's script reads.
+	var mu sync.Mutex
+	var replies []*dhcpv4.DHCPv4
+	maxSize := "none" // the client's option 57
+	handle := func(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
+		if resp, err := a.Respond(m); err == nil && resp.MessageType() == c.reads {
+			mu.Lock()
+			replies = append(replies, resp)
+			if v, err := m.MaxMessageSize(); err == nil {
+				maxSize = fmt.Sprint(v)
+			}
+			mu.Unlock()
+		}
+		a.Handle(conn, peer, m)
+	}
+	var conn *net.UDPConn
+	if err := inNetns(p.agentNS, func() (err error) {
+		conn, err = server4.NewIPv4UDPConn(p.agentIf, &net.UDPAddr{Port: ServerPort})
+		return err
+	}); err != nil {
+		t.Fatalf("agent socket in %s: %v", p.agentNS, err)
+	}
+	srv, err := server4.NewServer("", nil, handle, server4.WithConn(conn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve() }()
+	t.Cleanup(func() {
+		srv.Close()
+		<-served
+		if t.Failed() {
+			t.Logf("agent log:\n%s", logs)
+		}
+	})
+
+	dir := t.TempDir()
+	out := filepath.Join(dir, "env")
+	script := filepath.Join(dir, "script")
+	body := fmt.Sprintf("#!/bin/sh\n{ echo \"ARG=$1\"; env; } > %q.tmp && mv %q.tmp %q.$$\nexit 0\n", out, out, out)
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.clientNS}, c.args(p.clientIf, script, dir)...)...)
+	output := &logBuffer{}
+	cmd.Stdout, cmd.Stderr = output, output
+	cmd.WaitDelay = 5 * time.Second
+	// The client runs in a process group of its own, killed whole: dhcpcd
+	// leaves helper processes behind when its main process ends.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	// Wait for the script to see a lease; dhclient stays in the foreground.
+	var env map[string]string
+	exited := false
+	for env == nil && !exited {
+		select {
+		case err := <-done:
+			exited = true
+			if env = boundEnv(t, c, out); env == nil {
+				t.Fatalf("%s exited (%v) without a lease; its output:\n%s", c.name, err, output)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s got no lease within 30s; its output:\n%s", c.name, output)
+		case <-time.After(50 * time.Millisecond):
+			env = boundEnv(t, c, out)
+		}
+	}
+	cancel()
+	if !exited {
+		<-done
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(replies) == 0 {
+		t.Fatalf("%s is bound, but the agent sent no %s", c.name, c.reads)
+	}
+	ack := replies[len(replies)-1]
+	opts, overload, err := clientOptions(ack.ToBytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"address": ack.YourIPAddr.String(), "mask": ipNames(opts[1]), "router": ipNames(opts[3]),
+		"server id": ipNames(opts[54]), "lease": fmt.Sprint(int64(ack.IPAddressLeaseTime(0) / time.Second)),
+		"dns": ipNames(opts[6]), "domain": string(opts[15]), "search": searchNames(t, opts[119]), "ntp": ipNames(opts[42]),
+	}
+	got := map[string]string{}
+	for i, k := range []string{"address", "mask", "router", "server id", "lease", "dns", "domain", "search", "ntp"} {
+		got[k] = normalize(env[c.vars[i]])
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s read (+) other options than the %s carried (-), option overload %d:\n%s", c.name, c.reads, overload, diff)
+	}
+	t.Logf("%s (option 57: %s) read %s from a %d-byte %s, option overload %d, %d name servers", c.name, maxSize,
+		got["address"], len(ack.ToBytes()), c.reads, overload, len(strings.Fields(got["dns"])))
+}
+
+// boundEnv is the environment of the client's script when it reported a
+// lease, or nil.
+func boundEnv(t *testing.T, c realClient, out string) map[string]string {
+	files, _ := filepath.Glob(out + ".*")
+	slices.Sort(files)
+	for _, f := range files {
+		if strings.HasSuffix(f, ".tmp") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := map[string]string{}
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				env[k] = v
+			}
+		}
+		if c.bound(env, env["ARG"]) {
+			return env
+		}
+	}
+	return nil
+}
+
+// normalize is a script variable as a space-separated list without the
+// quotes and trailing dots some clients add.
+func normalize(s string) string {
+	s = strings.Trim(s, `"'`)
+	f := strings.Fields(s)
+	for i := range f {
+		f[i] = strings.TrimSuffix(f[i], ".")
+	}
+	return strings.Join(f, " ")
+}
+
+func ipNames(b []byte) string {
+	var s []string
+	for i := 0; i+4 <= len(b); i += 4 {
+		s = append(s, net.IP(b[i:i+4]).String())
+	}
+	return strings.Join(s, " ")
+}
+
+func searchNames(t *testing.T, b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	l, err := rfc1035label.FromBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(l.Labels, " ")
+}
