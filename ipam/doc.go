@@ -28,7 +28,10 @@
 // Internally a pool is a sparse 64-ary radix tree over address offsets: a
 // subtree that is entirely taken is one bit in its parent, so the lowest free
 // address is found in a few steps however many addresses are taken before
-// it, and an excluded range costs memory proportional to its boundary.
+// it, and an excluded range costs memory proportional to its boundary. An
+// address that AllocateAddr places far from any other is kept in the
+// deepest node on its path, not in a chain of nodes down to its own leaf,
+// so scattered allocations cost about what dense ones cost.
 //
 // Errors wrap the package's sentinel errors (ErrExhausted, ErrInUse, ...),
 // for errors.Is. No input makes the package panic. A Pool is not safe for

@@ -11,8 +11,11 @@ import (
 
 // Pool hands out the addresses of a Spec to owners, one address per owner.
 // Its memory follows the number of allocations and the number of Exclude
-// ranges and Reserved addresses, never the size of the range: a million
-// owners cost about 100 bytes each in a /12 and in a /64 alike.
+// ranges and Reserved addresses, never the size of the range. A million
+// 17-byte owners (their strings included) cost about 100 bytes each when
+// Allocate hands them out, in a /12 and in a /64 alike, and when
+// AllocateAddr scatters them at random, as static IPv6 interface IDs do,
+// about 112 bytes each in a /64 and 148 in ::/0 (measured with Go 1.26).
 //
 // A Pool is not safe for concurrent use: callers serialize access (an
 // adapter holds its lock around each call).
@@ -163,7 +166,12 @@ func (p *Pool) Allocate(owner string) (netip.Addr, error) {
 
 // take allocates the free offset o to owner.
 func (p *Pool) take(o u128.U128, owner string) {
-	p.t.insert(o, owner)
+	p.t.insert(o, owner, false)
+	p.took(o, owner)
+}
+
+// took records that the tree now holds o for owner.
+func (p *Pool) took(o u128.U128, owner string) {
 	p.owners.set(owner, o)
 	if o == p.hint {
 		p.hint = o.Add64(1)
@@ -195,10 +203,10 @@ func (p *Pool) AllocateAddr(addr netip.Addr, owner string) error {
 		}
 		return fail(fmt.Errorf("%q holds %s: %w", owner, p.l.addr(held), ErrOwnerHasAddr))
 	}
-	if other, ok := p.t.owner(o); ok {
+	if other, ok := p.t.insertAddr(o, owner); !ok {
 		return fail(fmt.Errorf("held by %q: %w", other, ErrInUse))
 	}
-	p.take(o, owner)
+	p.took(o, owner)
 	return nil
 }
 

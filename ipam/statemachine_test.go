@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/vmnetkit/vmnetkit/internal/u128"
 	"pgregory.net/rapid"
 )
 
@@ -49,6 +50,35 @@ func TestPoolMatchesModel(t *testing.T) {
 				wantErr := m.allocateAddr(a, owner)
 				if err := p.AllocateAddr(a, owner); sentinel(err) != wantErr {
 					t.Fatalf("AllocateAddr(%v, %q) = %v; model %v", a, owner, err, wantErr)
+				}
+			},
+			"AllocateAddr many": func(t *rapid.T) {
+				// Runs of addresses at one stride: lones past a node's
+				// limit, lones that fill a leaf, dense Allocate among lones.
+				base := u128.FromAddr(genAddr(t, m)).Sub(u128.FromAddr(m.spec.Prefix.Addr()))
+				stride := rapid.SampledFrom([]uint64{1, 2, 3, 63, 64, 65, 4095, 4097, 1<<18 + 1, 1 << 36}).Draw(t, "stride")
+				for k := range rapid.IntRange(1, 300).Draw(t, "n") {
+					fresh++
+					owner := freshOwner(m, fresh)
+					a := notMapped(addrAt(m.spec.Prefix, base.Add(u128.From64(stride*uint64(k)))))
+					wantErr := m.allocateAddr(a, owner)
+					if err := p.AllocateAddr(a, owner); sentinel(err) != wantErr {
+						t.Fatalf("AllocateAddr(%v, %q) = %v; model %v", a, owner, err, wantErr)
+					}
+				}
+			},
+			"Release many": func(t *rapid.T) {
+				held := m.allocations()
+				for _, i := range rapid.SliceOfNDistinct(rapid.IntRange(0, max(0, len(held)-1)), 0, 200, rapid.ID[int]).Draw(t, "released") {
+					if i >= len(held) {
+						continue
+					}
+					a := held[i].Addr
+					want, wantErr := m.release(a)
+					got, err := p.Release(a)
+					if got != want || (err == nil) != (wantErr == nil) {
+						t.Fatalf("Release(%v) = %q, %v; model %q, %v", a, got, err, want, wantErr)
+					}
 				}
 			},
 			"Release": func(t *rapid.T) {
@@ -130,7 +160,12 @@ func TestPoolMatchesModel(t *testing.T) {
 					t.Fatalf("changing a clone changed the pool (-want +got):\n%s", diff)
 				}
 			},
-			"": func(t *rapid.T) { checkInvariants(t, p, m) },
+			"": func(t *rapid.T) {
+				checkInvariants(t, p, m)
+				if err := checkTree(&p.t); err != nil {
+					t.Fatal(err)
+				}
+			},
 		})
 	})
 }

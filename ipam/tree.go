@@ -19,7 +19,15 @@ const allOnes = ^uint64(0)
 // A child that is absent and not full is entirely free; absent and full, it
 // is entirely blocked (excluded, reserved or past the end of the range), so a
 // blocked range costs memory proportional to its boundary, not its size.
-// Allocated offsets are always materialized down to their leaf.
+// An allocated offset is in its leaf, or it is a lone allocation of an
+// inner node: an offset in the span of a child that is absent and not full,
+// kept in the node's owners and offs (sorted by offset) instead of a chain
+// of nodes down to its leaf. Scattered allocations (AllocateAddr in a /64,
+// static IPv6 interface IDs) so cost about one entry each, not one node per
+// level. A node holds at most loneLimit lones; past that, the lones of each
+// child span that holds two or more move down into that child, so the
+// child spans of a level-1 node (64 offsets) are never covered by lones: an
+// absent child that is not full always has a free offset.
 type node struct {
 	// full: in a leaf, bit i is set when offset i is taken (allocated or
 	// blocked); in an inner node, when child i's subtree is entirely taken.
@@ -28,7 +36,21 @@ type node struct {
 	// holds its owner); in an inner node, when child i is in kids.
 	present uint64
 	kids    []*node  // inner node: the present children, in order
-	owners  []string // leaf: the owners of the allocated offsets, in order
+	owners  []string // leaf: the owners of the allocated offsets, in order; inner node: the owners of the lones
+	// offs holds the lones' offsets, ascending: one word each, or two
+	// (Hi, Lo) in a wide tree.
+	offs []uint64
+}
+
+// loneLimit returns how many lones a node at level holds before some move
+// down: fewer than a level-1 node's child span of 64 offsets, more
+// elsewhere so that a level where allocations are about one per child span
+// is not a level of one-lone nodes.
+func loneLimit(level uint) int {
+	if level == 1 {
+		return 63
+	}
+	return 256
 }
 
 // rank returns the index in kids or owners of bit i of present.
@@ -49,6 +71,157 @@ type tree struct {
 	// skip both descents.
 	hot    *node
 	hotKey u128.U128
+	wide   bool // offsets need more than 64 bits: offs holds two words per lone
+}
+
+// loneAt returns the offset of lone i of n.
+func (t *tree) loneAt(n *node, i int) u128.U128 {
+	if t.wide {
+		return u128.U128{Hi: n.offs[2*i], Lo: n.offs[2*i+1]}
+	}
+	return u128.U128{Lo: n.offs[i]}
+}
+
+// loneFind returns the index of n's first lone >= o.
+func (t *tree) loneFind(n *node, o u128.U128) int {
+	lo, hi := 0, len(n.owners)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.loneAt(n, m).Less(o) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// lone returns the index of n's lone o, if n holds it.
+func (t *tree) lone(n *node, o u128.U128) (int, bool) {
+	if len(n.owners) == 0 {
+		return 0, false
+	}
+	i := t.loneFind(n, o)
+	return i, i < len(n.owners) && t.loneAt(n, i) == o
+}
+
+func (t *tree) loneInsert(n *node, i int, o u128.U128, owner string) {
+	if len(n.owners) == cap(n.owners) {
+		// Grow by an eighth, not append's double: lones are most of a
+		// scattered pool's tree, and a node's lones stop growing at random.
+		t.loneResize(n, len(n.owners)+len(n.owners)/8+1)
+	}
+	n.owners = slices.Insert(n.owners, i, owner)
+	if t.wide {
+		n.offs = slices.Insert(n.offs, 2*i, o.Hi, o.Lo)
+	} else {
+		n.offs = slices.Insert(n.offs, i, o.Lo)
+	}
+}
+
+// loneResize moves n's lones to arrays of capacity c.
+func (t *tree) loneResize(n *node, c int) {
+	n.owners = append(make([]string, 0, c), n.owners...)
+	w := 1
+	if t.wide {
+		w = 2
+	}
+	n.offs = append(make([]uint64, 0, w*c), n.offs...)
+}
+
+// loneDelete drops lones i..j-1 of n.
+func (t *tree) loneDelete(n *node, i, j int) {
+	if i == 0 && j == len(n.owners) {
+		n.owners, n.offs = nil, nil
+		return
+	}
+	n.owners = slices.Delete(n.owners, i, j)
+	if t.wide {
+		n.offs = slices.Delete(n.offs, 2*i, 2*j)
+	} else {
+		n.offs = slices.Delete(n.offs, i, j)
+	}
+}
+
+// childSpan returns the first and last offsets of child d of the node at
+// level whose span holds x.
+func childSpan(x u128.U128, level, d uint) (a, b u128.U128) {
+	a = digitBase(x, level, d)
+	return a, a.Add(u128.From64(1).Lsh(6 * level).Sub64(1))
+}
+
+// lonesIn returns the index range [i, j) of n's lones in the span of child
+// d (n is at level; x is any offset of n's span).
+func (t *tree) lonesIn(n *node, x u128.U128, level, d uint) (i, j int) {
+	if len(n.owners) == 0 {
+		return 0, 0
+	}
+	a, b := childSpan(x, level, d)
+	i = t.loneFind(n, a)
+	j = i
+	for j < len(n.owners) && !b.Less(t.loneAt(n, j)) {
+		j++
+	}
+	return i, j
+}
+
+// materialize adds c (a new node if nil) as child d of n (at level >= 1),
+// which must be absent and not full, and moves into it n's lones in its
+// span (x is any offset of n's span), splitting them further if needed.
+// The caller sets n's full bit if c is full.
+func (t *tree) materialize(n *node, level, d uint, x u128.U128, c *node) *node {
+	if c == nil {
+		c = &node{}
+	}
+	if i, j := t.lonesIn(n, x, level, d); i < j {
+		if level == 1 {
+			for k := i; k < j; k++ {
+				bit := uint64(1) << t.loneAt(n, k).Digit(0)
+				c.present |= bit
+				c.full |= bit
+			}
+			c.owners = append(c.owners, n.owners[i:j]...)
+		} else {
+			w := 1
+			if t.wide {
+				w = 2
+			}
+			c.owners = slices.Clone(n.owners[i:j])
+			c.offs = slices.Clone(n.offs[w*i : w*j])
+		}
+		t.loneDelete(n, i, j)
+		if level > 1 {
+			t.split(c, level-1)
+		}
+	}
+	n.kids = slices.Insert(n.kids, n.rank(d), c)
+	n.present |= 1 << d
+	return c
+}
+
+// split moves n's lones down when it holds more than loneLimit(level):
+// those of each child span that holds two or more into that child. It sets
+// n's full bits of the children that come out full.
+func (t *tree) split(n *node, level uint) {
+	if len(n.owners) <= loneLimit(level) {
+		return
+	}
+	for i := 0; i < len(n.owners); {
+		x := t.loneAt(n, i)
+		d := x.Digit(level)
+		_, j := t.lonesIn(n, x, level, d)
+		if j-i < 2 {
+			i = j
+			continue
+		}
+		c := t.materialize(n, level, d, x, nil) // removes lones i..j-1
+		if c.full == allOnes {
+			n.full |= 1 << d
+		}
+	}
+	if len(n.owners) > 0 && cap(n.owners) > len(n.owners)+len(n.owners)/8+1 {
+		t.loneResize(n, len(n.owners))
+	}
 }
 
 // digitBase returns o with its digits below level replaced by d and zeros.
@@ -63,7 +236,7 @@ func rangeMask(a, b uint) uint64 {
 }
 
 func newTree(levels uint, max u128.U128, blocked []span) tree {
-	t := tree{root: &node{}, levels: levels}
+	t := tree{root: &node{}, levels: levels, wide: max.Hi != 0}
 	if 6*levels > 128 {
 		// The root's digits beyond bit 127 do not exist.
 		t.root.full = allOnes << (1 << (128 - 6*(levels-1)))
@@ -128,40 +301,18 @@ func (t *tree) block(n *node, level uint, base, lo, hi u128.U128) {
 	}
 }
 
-// taken reports whether offset o is taken.
-func (t *tree) taken(o u128.U128) bool {
-	n := t.root
-	for level := t.levels - 1; ; level-- {
-		d := o.Digit(level)
-		bit := uint64(1) << d
-		if level == 0 || n.full&bit != 0 {
-			return n.full&bit != 0
-		}
-		if n.present&bit == 0 {
-			return false
-		}
-		n = n.child(d)
-	}
-}
-
-// leaf returns the leaf that holds o, or nil if it is not materialized.
-func (t *tree) leaf(o u128.U128) *node {
+// owner returns the owner of offset o.
+func (t *tree) owner(o u128.U128) (string, bool) {
 	n := t.root
 	for level := t.levels - 1; level > 0; level-- {
 		d := o.Digit(level)
 		if n.present&(1<<d) == 0 {
-			return nil
+			if i, ok := t.lone(n, o); ok {
+				return n.owners[i], true
+			}
+			return "", false
 		}
 		n = n.child(d)
-	}
-	return n
-}
-
-// owner returns the owner of offset o.
-func (t *tree) owner(o u128.U128) (string, bool) {
-	n := t.leaf(o)
-	if n == nil {
-		return "", false
 	}
 	d := o.Digit(0)
 	if n.present&(1<<d) == 0 {
@@ -170,8 +321,46 @@ func (t *tree) owner(o u128.U128) (string, bool) {
 	return n.owners[n.rank(d)], true
 }
 
-// insert allocates the free, unblocked offset o to owner.
-func (t *tree) insert(o u128.U128, owner string) {
+// insertAddr allocates the unblocked offset o to owner as a sparse insert
+// (see insert), unless o is allocated: then it returns o's owner and false.
+// It finds the place of o once for both.
+func (t *tree) insertAddr(o u128.U128, owner string) (string, bool) {
+	if n := t.hot; n != nil && o.Rsh(6) == t.hotKey {
+		if d := o.Digit(0); n.present&(1<<d) != 0 {
+			return n.owners[n.rank(d)], false
+		}
+		t.insert(o, owner, true)
+		return "", true
+	}
+	var path [maxLevels]*node
+	n := t.root
+	for level := t.levels - 1; level > 0; level-- {
+		path[level] = n
+		d := o.Digit(level)
+		if n.present&(1<<d) == 0 {
+			i := t.loneFind(n, o)
+			if i < len(n.owners) && t.loneAt(n, i) == o {
+				return n.owners[i], false
+			}
+			t.loneInsert(n, i, o, owner)
+			t.split(n, level)
+			t.fullUp(&path, level, o)
+			return "", true
+		}
+		n = n.child(d)
+	}
+	if d := o.Digit(0); n.present&(1<<d) != 0 {
+		return n.owners[n.rank(d)], false
+	}
+	t.insert(o, owner, true) // into an existing leaf: one more descent
+	return "", true
+}
+
+// insert allocates the free, unblocked offset o to owner. If sparse (an
+// address the caller chose, which may be far from any other), an absent
+// child on o's path does not make a chain of nodes: o becomes a lone of the
+// node above it.
+func (t *tree) insert(o u128.U128, owner string, sparse bool) {
 	key := o.Rsh(6)
 	if n := t.hot; n != nil && key == t.hotKey {
 		d := o.Digit(0)
@@ -190,14 +379,17 @@ func (t *tree) insert(o u128.U128, owner string) {
 		d := o.Digit(level)
 		bit := uint64(1) << d
 		if n.present&bit == 0 {
-			c := t.spare
-			if c != nil && level == 1 {
-				t.spare = nil
-			} else {
-				c = &node{}
+			if sparse {
+				t.loneInsert(n, t.loneFind(n, o), o, owner)
+				t.split(n, level)
+				t.fullUp(&path, level, o)
+				return
 			}
-			n.kids = slices.Insert(n.kids, n.rank(d), c)
-			n.present |= bit
+			var c *node
+			if level == 1 {
+				c, t.spare = t.spare, nil
+			}
+			t.materialize(n, level, d, o, c)
 		}
 		n = n.child(d)
 	}
@@ -207,16 +399,28 @@ func (t *tree) insert(o u128.U128, owner string) {
 	n.owners = slices.Insert(n.owners, n.rank(d), owner)
 	n.present |= bit
 	n.full |= bit
-	for level := uint(1); level < t.levels && n.full == allOnes; level++ {
-		n = path[level]
-		n.full |= 1 << o.Digit(level)
+	if n.full == allOnes && t.levels > 1 {
+		path[1].full |= 1 << o.Digit(1)
+		t.fullUp(&path, 1, o)
+	}
+}
+
+// fullUp sets the full bits of o's path above level while the node at
+// level (path[level], on o's path) is full.
+func (t *tree) fullUp(path *[maxLevels]*node, level uint, o u128.U128) {
+	for ; level+1 < t.levels && path[level].full == allOnes; level++ {
+		path[level+1].full |= 1 << o.Digit(level+1)
 	}
 }
 
 // fillLeaf allocates run, free offsets in ascending order that share a
 // leaf holding no allocation yet. Restore uses it to build a pool in one
-// pass over the sorted allocations.
+// pass over the sorted allocations; a run of one is a lone (see insert).
 func (t *tree) fillLeaf(run []entry) {
+	if len(run) == 1 {
+		t.insert(run[0].o, run[0].owner, true)
+		return
+	}
 	var path [maxLevels]*node
 	o := run[0].o
 	n := t.root
@@ -225,8 +429,7 @@ func (t *tree) fillLeaf(run []entry) {
 		d := o.Digit(level)
 		bit := uint64(1) << d
 		if n.present&bit == 0 {
-			n.kids = slices.Insert(n.kids, n.rank(d), &node{})
-			n.present |= bit
+			t.materialize(n, level, d, o, nil)
 		}
 		n = n.child(d)
 	}
@@ -239,9 +442,9 @@ func (t *tree) fillLeaf(run []entry) {
 		n.full |= bit
 		n.owners = append(n.owners, e.owner)
 	}
-	for level := uint(1); level < t.levels && n.full == allOnes; level++ {
-		n = path[level]
-		n.full |= 1 << o.Digit(level)
+	if n.full == allOnes && t.levels > 1 {
+		path[1].full |= 1 << o.Digit(1)
+		t.fullUp(&path, 1, o)
 	}
 }
 
@@ -253,7 +456,22 @@ func (t *tree) remove(o u128.U128) (string, bool) {
 		path[level] = n
 		d := o.Digit(level)
 		if n.present&(1<<d) == 0 {
-			return "", false
+			i, ok := t.lone(n, o)
+			if !ok {
+				return "", false
+			}
+			owner := n.owners[i]
+			t.loneDelete(n, i, i+1)
+			// Drop n and the nodes above it that now hold nothing.
+			for ; level+1 < t.levels && n.present == 0 && n.full == 0 && len(n.owners) == 0; level++ {
+				p := path[level+1]
+				pd := o.Digit(level + 1)
+				r := p.rank(pd)
+				p.kids = slices.Delete(p.kids, r, r+1)
+				p.present &^= 1 << pd
+				n = p
+			}
+			return owner, true
 		}
 		n = n.child(d)
 	}
@@ -287,7 +505,7 @@ func (t *tree) remove(o u128.U128) (string, bool) {
 			r := p.rank(pd)
 			p.kids = slices.Delete(p.kids, r, r+1)
 			p.present &^= pbit
-			empty = p.present == 0 && p.full == 0 && level < t.levels-1
+			empty = p.present == 0 && p.full == 0 && len(p.owners) == 0 && level < t.levels-1
 		}
 		n = p
 	}
@@ -318,8 +536,11 @@ func (t *tree) nextFree(from u128.U128) (u128.U128, bool) {
 		if n.full&bit != 0 {
 			break
 		}
-		if n.present&bit == 0 {
-			return from, true // the whole child is free
+		if n.present&bit == 0 { // free but for n's lones, and not all of them
+			if o, ok := t.freeAt(n, level, from); ok {
+				return o, true
+			}
+			break // lones take from to the end of the child
 		}
 		n = n.child(d)
 		level--
@@ -339,12 +560,31 @@ func (t *tree) nextFree(from u128.U128) (u128.U128, bool) {
 	return u128.U128{}, false
 }
 
+// freeAt returns the lowest offset >= from in the span of from's child of
+// n (at level), which is absent and not full, that is not a lone of n; ok
+// is false if lones take from to the end of the span.
+func (t *tree) freeAt(n *node, level uint, from u128.U128) (o u128.U128, ok bool) {
+	if len(n.owners) == 0 {
+		return from, true
+	}
+	_, last := childSpan(from, level, from.Digit(level))
+	o = from
+	for i := t.loneFind(n, from); i < len(n.owners) && t.loneAt(n, i) == o; i++ {
+		if o == last {
+			return u128.U128{}, false
+		}
+		o = o.Add64(1)
+	}
+	return o, true
+}
+
 // lowestFree returns the lowest free offset in child j of n (at level),
 // which must not be full; base is the child's first offset.
 func (t *tree) lowestFree(n *node, level uint, base u128.U128, j uint) u128.U128 {
 	for level > 0 {
 		if n.present&(1<<j) == 0 {
-			return base
+			o, _ := t.freeAt(n, level, base)
+			return o
 		}
 		n = n.child(j)
 		level--
@@ -357,10 +597,10 @@ func (t *tree) lowestFree(n *node, level uint, base u128.U128, j uint) u128.U128
 // each calls yield for every allocated offset in ascending order until
 // yield returns false; it reports whether iteration ran to the end.
 func (t *tree) each(yield func(o u128.U128, owner string) bool) bool {
-	return eachIn(t.root, t.levels-1, u128.U128{}, yield)
+	return t.eachIn(t.root, t.levels-1, u128.U128{}, yield)
 }
 
-func eachIn(n *node, level uint, base u128.U128, yield func(u128.U128, string) bool) bool {
+func (t *tree) eachIn(n *node, level uint, base u128.U128, yield func(u128.U128, string) bool) bool {
 	if level == 0 {
 		for m, i := n.present, 0; m != 0; m &= m - 1 {
 			if !yield(base.Add64(uint64(bits.TrailingZeros64(m))), n.owners[i]) {
@@ -370,23 +610,35 @@ func eachIn(n *node, level uint, base u128.U128, yield func(u128.U128, string) b
 		}
 		return true
 	}
+	l := 0 // the next lone
 	for m, i := n.present, 0; m != 0; m &= m - 1 {
 		d := uint(bits.TrailingZeros64(m))
-		if !eachIn(n.kids[i], level-1, base.Add(u128.From64(uint64(d)).Lsh(6*level)), yield) {
+		cb := base.Add(u128.From64(uint64(d)).Lsh(6 * level))
+		for ; l < len(n.owners) && t.loneAt(n, l).Less(cb); l++ {
+			if !yield(t.loneAt(n, l), n.owners[l]) {
+				return false
+			}
+		}
+		if !t.eachIn(n.kids[i], level-1, cb, yield) {
 			return false
 		}
 		i++
+	}
+	for ; l < len(n.owners); l++ {
+		if !yield(t.loneAt(n, l), n.owners[l]) {
+			return false
+		}
 	}
 	return true
 }
 
 // clone returns a deep copy of t (owner strings are shared: they are immutable).
 func (t *tree) clone() tree {
-	return tree{root: cloneNode(t.root), levels: t.levels}
+	return tree{root: cloneNode(t.root), levels: t.levels, wide: t.wide}
 }
 
 func cloneNode(n *node) *node {
-	c := &node{full: n.full, present: n.present, owners: slices.Clone(n.owners)}
+	c := &node{full: n.full, present: n.present, owners: slices.Clone(n.owners), offs: slices.Clone(n.offs)}
 	if n.kids != nil {
 		c.kids = make([]*node, len(n.kids))
 		for i, k := range n.kids {

@@ -2,8 +2,12 @@ package ipam
 
 import (
 	"fmt"
-	"go4.org/netipx"
+	"math/bits"
+	"net/netip"
 	"testing"
+
+	"github.com/vmnetkit/vmnetkit/internal/u128"
+	"go4.org/netipx"
 )
 
 // TestPruneKeepsBlockedSubtrees: a node that loses its last allocated leaf
@@ -32,5 +36,176 @@ func TestPruneKeepsBlockedSubtrees(t *testing.T) {
 	}
 	if a, _ := p.AddrOf("o69"); a != mpa("10.0.0.134") {
 		t.Fatalf("70th address = %v, want 10.0.0.134", a)
+	}
+}
+
+// checkTree checks the offset tree's structure: no empty node below the
+// root, full bits exact for present children, and lones sorted, each in the
+// span of a child that is absent and not full, never covering such a span,
+// and within loneLimit unless they are one per child span.
+func checkTree(t *tree) error {
+	return checkNode(t, t.root, t.levels-1, u128.U128{}, true)
+}
+
+func checkNode(t *tree, n *node, level uint, base u128.U128, root bool) error {
+	if !root && n.present == 0 && n.full == 0 && len(n.owners) == 0 {
+		return fmt.Errorf("empty node at level %d, base %v", level, base)
+	}
+	if level == 0 {
+		if n.present&^n.full != 0 || bits.OnesCount64(n.present) != len(n.owners) || len(n.offs) != 0 {
+			return fmt.Errorf("leaf at %v: present %x full %x, %d owners, %d offs", base, n.present, n.full, len(n.owners), len(n.offs))
+		}
+		return nil
+	}
+	if bits.OnesCount64(n.present) != len(n.kids) {
+		return fmt.Errorf("node at level %d, base %v: present %x, %d kids", level, base, n.present, len(n.kids))
+	}
+	w := 1
+	if t.wide {
+		w = 2
+	}
+	if len(n.offs) != w*len(n.owners) {
+		return fmt.Errorf("node at level %d, base %v: %d owners, %d offs", level, base, len(n.owners), len(n.offs))
+	}
+	perDigit := map[uint]int{}
+	for i := range n.owners {
+		o := t.loneAt(n, i)
+		if i > 0 && !t.loneAt(n, i-1).Less(o) {
+			return fmt.Errorf("node at level %d, base %v: lones not ascending at %d", level, base, i)
+		}
+		if o.Rsh(6*(level+1)) != base.Rsh(6*(level+1)) {
+			return fmt.Errorf("node at level %d, base %v: lone %v outside its span", level, base, o)
+		}
+		d := o.Digit(level)
+		if (n.present|n.full)&(1<<d) != 0 {
+			return fmt.Errorf("node at level %d, base %v: lone %v in a present or full child", level, base, o)
+		}
+		perDigit[d]++
+		if level == 1 && perDigit[d] >= 64 {
+			return fmt.Errorf("node at level 1, base %v: child %d covered by lones", base, d)
+		}
+	}
+	if len(n.owners) > loneLimit(level) && len(perDigit) != len(n.owners) {
+		return fmt.Errorf("node at level %d, base %v: %d lones over the limit", level, base, len(n.owners))
+	}
+	for m, i := n.present, 0; m != 0; m &= m - 1 {
+		d := uint(bits.TrailingZeros64(m))
+		c := n.kids[i]
+		i++
+		if (c.full == allOnes) != (n.full&(1<<d) != 0) {
+			return fmt.Errorf("node at level %d, base %v: child %d full %x, full bit %v", level, base, d, c.full, n.full&(1<<d) != 0)
+		}
+		if err := checkNode(t, c, level-1, base.Add(u128.From64(uint64(d)).Lsh(6*level)), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestLones drives the lone allocations through the limits: a node past
+// loneLimit splits, Release drops the nodes that hold nothing more, and a
+// Sequential search whose start is followed by lones to the end of a leaf
+// moves on to the next leaf.
+func TestLones(t *testing.T) {
+	check := func(p *Pool, want map[netip.Addr]string) {
+		t.Helper()
+		if err := checkTree(&p.t); err != nil {
+			t.Fatal(err)
+		}
+		got := map[netip.Addr]string{}
+		for a, o := range p.All() {
+			got[a] = o
+		}
+		if len(got) != len(want) {
+			t.Fatalf("All() holds %d, want %d", len(got), len(want))
+		}
+		for a, o := range want {
+			if got[a] != o {
+				t.Fatalf("All()[%v] = %q, want %q", a, got[a], o)
+			}
+			if lo, ok := p.Lookup(a); !ok || lo != o {
+				t.Fatalf("Lookup(%v) = %q, %v; want %q", a, lo, ok, o)
+			}
+		}
+	}
+	for _, prefix := range []string{"2001:db8::/64", "::/0", "10.0.0.0/8"} {
+		p, err := New(Spec{Prefix: netip.MustParsePrefix(prefix)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := u128.FromAddr(p.Prefix().Addr()).Add64(1)
+		want := map[netip.Addr]string{}
+		var addrs []netip.Addr
+		for k := range uint64(600) {
+			a := base.Add64(k * 4097 % (1 << 24)).Addr(p.Prefix().Addr().Is4())
+			owner := fmt.Sprint("s", k)
+			if err := p.AllocateAddr(a, owner); err != nil {
+				t.Fatal(err)
+			}
+			want[a] = owner
+			addrs = append(addrs, a)
+		}
+		check(p, want)
+		for i, a := range addrs {
+			if i%3 == 0 {
+				continue
+			}
+			if _, err := p.Release(a); err != nil {
+				t.Fatal(err)
+			}
+			delete(want, a)
+		}
+		check(p, want)
+		for i, a := range addrs {
+			if i%3 != 0 {
+				continue
+			}
+			if _, err := p.Release(a); err != nil {
+				t.Fatal(err)
+			}
+			delete(want, a)
+		}
+		check(p, want)
+		fresh, _ := New(p.Spec())
+		if p.t.root.present != fresh.t.root.present || len(p.t.root.owners) != 0 {
+			t.Fatalf("%s: emptied pool's root holds %x, %d lones; want %x, none", prefix, p.t.root.present, len(p.t.root.owners), fresh.t.root.present)
+		}
+	}
+
+	// Offsets 0..64 dense, 64 released (its leaf dropped), 65..127 lones of
+	// the level-1 node: the next Sequential address is offset 128.
+	p, err := New(Spec{Prefix: mpp("10.0.0.0/8"), Strategy: Sequential})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(o uint64) netip.Addr { return u128.FromAddr(mpa("10.0.0.1")).Add64(o).Addr(true) }
+	for i := range 65 {
+		if _, err := p.Allocate(fmt.Sprint("d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.Release(at(64)); err != nil {
+		t.Fatal(err)
+	}
+	for o := uint64(65); o < 128; o++ {
+		if err := p.AllocateAddr(at(o), fmt.Sprint("l", o)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := checkTree(&p.t); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := p.Allocate("next"); err != nil || a != at(128) {
+		t.Fatalf("Allocate = %v, %v; want %v", a, err, at(128))
+	}
+	if a, err := p.Allocate("after"); err != nil || a != at(129) {
+		t.Fatalf("Allocate = %v, %v; want %v", a, err, at(129))
+	}
+	// The lone that fills a leaf: the leaf is materialized full.
+	if err := p.AllocateAddr(at(64), "last"); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkTree(&p.t); err != nil {
+		t.Fatal(err)
 	}
 }
