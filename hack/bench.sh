@@ -66,6 +66,16 @@ END {
 	row("restore 16,000 from a status map: ParseAllocated + Restore / Restore of the parsed snapshot", "RestoreStatusMap/16k-v4-16/parse+restore", "RestoreStatusMap/16k-v4-16/parsed", "<=", 1.5)
 	row("restore 16,000 from a status map: RestoreAllocated / Restore of the parsed snapshot", "RestoreStatusMap/16k-v4-16/restore-allocated", "RestoreStatusMap/16k-v4-16/parsed", "<=", 1.5)
 	row("1,000,000 in a /64 / fill a /16, per allocation", "Million/v6-64/pool", "Fill/v4-16/pool", "<=", 2)
+	row("1,000,000 scattered AllocateAddr in a /64 / dense Allocate in the /64", "Scattered/v6-64/scattered", "Scattered/v6-64/dense", "<=", 3)
+	row("1,000,000 scattered AllocateAddr in ::/0 / dense Allocate in a /64", "Scattered/v6-0/scattered", "Scattered/v6-64/dense", "<=", 3)
+	rd = med("Scattered/v6-64/dense", "retained-B/alloc")
+	for (k = 1; k <= 2; k++) {
+		name = k == 1 ? "v6-64" : "v6-0"
+		label = k == 1 ? "a /64" : "::/0"
+		rs = med("Scattered/" name "/scattered", "retained-B/alloc")
+		if (rs > 0 && rd > 0)
+			printf "| heap retained, 1,000,000 scattered in %s / dense in a /64 | <= 1.5x | %.2fx (%s) | %.0f B vs %.0f B per allocation |\n", label, rs / rd, verdict(rs / rd, "<=", 1.5), rs, rd
+	}
 	r6 = med("Million/v6-64/pool", "retained-B/alloc")
 	r4 = med("Million/v4-12/pool", "retained-B/alloc")
 	if (r6 > 0 && r4 > 0) {
