@@ -141,6 +141,10 @@ func (t *tree) loneDelete(n *node, i, j int) {
 	} else {
 		n.offs = slices.Delete(n.offs, i, j)
 	}
+	if cap(n.owners) > 8 && len(n.owners) < cap(n.owners)/4 {
+		// Memory follows what stays allocated, not what once was.
+		t.loneResize(n, len(n.owners)+len(n.owners)/8+1)
+	}
 }
 
 // childSpan returns the first and last offsets of child d of the node at

@@ -156,6 +156,22 @@ func TestLones(t *testing.T) {
 			delete(want, a)
 		}
 		check(p, want)
+		// The lones' arrays shrink with them.
+		var capacity, nodes int
+		var walk func(n *node, level uint)
+		walk = func(n *node, level uint) {
+			if level > 0 {
+				capacity += cap(n.owners)
+				nodes++
+			}
+			for _, k := range n.kids {
+				walk(k, level-1)
+			}
+		}
+		walk(p.t.root, p.t.levels-1)
+		if capacity > 4*len(want)+8*nodes {
+			t.Fatalf("%s: %d lones in %d nodes hold arrays for %d", prefix, len(want), nodes, capacity)
+		}
 		for i, a := range addrs {
 			if i%3 != 0 {
 				continue
