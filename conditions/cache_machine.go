@@ -31,12 +31,17 @@ import "fmt"
 //     treated as a spec change (the machine cannot tell): from Ready it
 //     publishes False/SpecChanged and asks for a rebuild. An adapter that
 //     knows the cache-relevant spec did not change sends GenerationChanged
-//     first. An event with a lower generation than the machine has seen is
-//     stale and ignored; so is one with a negative generation.
-//   - A build result for a generation other than Generation() is discarded
-//     and a build for Generation() is asked for again. Since a success
-//     replaces the cache, a stale success in Ready publishes False/Building.
-//     A stale success while Paused asks to drop the cache again.
+//     first. A PoolObserved or GenerationChanged with a lower generation
+//     than the machine has seen is stale and ignored; so is one with a
+//     negative generation.
+//   - A BuildSucceeded for a generation other than Generation() (an older
+//     one, or a negative one) is discarded and a build for Generation() is
+//     asked for again. Since a success replaces the cache, a stale success
+//     in Ready publishes False/Building. A stale success while Paused asks
+//     to drop the cache again.
+//   - A BuildFailed for a generation other than Generation() asks for a
+//     build again while one is awaited (NotBuilt); in Ready or Failed it is
+//     ignored (the cache, or the failure being reported, is Generation()'s).
 //   - BuildFailed for Generation() publishes False/BuildFailed with the
 //     error as message: each byte that is not valid UTF-8 replaced by
 //     U+FFFD, as encoding/json (and so the API server) stores it, then

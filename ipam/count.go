@@ -6,8 +6,8 @@ import (
 	"github.com/vmnetkit/vmnetkit/internal/u128"
 )
 
-// Count is an exact count of addresses, up to 2^128-1 (the usable addresses
-// of an IPv6 /0). The zero value is 0. Counts are comparable with ==.
+// Count is an exact count of addresses, up to 2^128-1 (more than any
+// pool holds: an IPv6 /0 has 2^128-2^32-1 usable addresses). The zero value is 0. Counts are comparable with ==.
 type Count struct {
 	v u128.U128
 }

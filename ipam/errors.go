@@ -26,9 +26,10 @@ var (
 	ErrNotAllocated = errors.New("address not allocated")
 	// ErrOwnerHasAddr: the owner already holds a different address.
 	ErrOwnerHasAddr = errors.New("owner already holds an address")
-	// ErrInvalidOwner: the owner is empty or is one of the markers
-	// MarkerExcluded and MarkerReserved, which a status map could not tell
-	// apart from a marker.
+	// ErrInvalidOwner: the pool's OwnerKind refuses the owner: it is empty,
+	// one of the markers MarkerExcluded and MarkerReserved (a status map
+	// could not tell it apart from a marker), not valid UTF-8 (JSON would
+	// change it), or, in a MACOwners pool, not a MAC.
 	ErrInvalidOwner = errors.New("invalid owner")
 	// ErrInvalidAddr: a bulk input's address does not parse, is not in
 	// canonical form (netip.Addr.String), has a zone, or is the zero Addr.

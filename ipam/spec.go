@@ -18,10 +18,11 @@ import (
 // anycast address (the prefix's first address), except in a /127 or /128
 // (RFC 6164). IPv4-mapped IPv6 addresses (::ffff:0:0/96) are never usable:
 // they name IPv4 addresses (RFC 4291), so a Spec that names one is invalid
-// and an IPv6 pool whose range spans them (only ::/0 to ::/95 can) skips
-// them, outside Size like a network address. Exclude ranges and Reserved
-// addresses must lie inside the prefix; the parts of them outside
-// [Start, End] are ignored.
+// and an IPv6 pool whose range spans them skips them, outside Size like a
+// network address (only a prefix that contains ::ffff:0:0/96 can span
+// them: ::/80 and shorter, or one of ::8000:0:0/81 to ::fffe:0:0/95).
+// Exclude ranges and Reserved addresses must lie inside the prefix; the
+// parts of them outside [Start, End] are ignored.
 type Spec struct {
 	Prefix   netip.Prefix     // required, canonical (masked); its family is the pool's
 	Start    netip.Addr       // optional first allocatable address (zero: the first usable address)

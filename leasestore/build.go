@@ -52,7 +52,8 @@ import (
 // step with the snapshot, and only those that may fail go through
 // ipam.Pool.Check. A snapshot whose leases do not pack, or that lists an
 // address or a MAC twice, takes a slower path that sorts 22-byte entries
-// and allocates about 100 bytes an allocation.
+// and allocates more: measured, about 160 to 180 bytes an allocation for
+// 100,000 to 1,000,000 leases, about 300 for 1,000.
 func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 	pool, err := ipam.New(snap.Spec)
 	if err != nil {

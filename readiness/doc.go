@@ -44,8 +44,10 @@
 //     address can satisfy a pending DHCP device of its family only when
 //     exactly one such device is pending after the NICs are looked at;
 //     with two or more it is ambiguous, ignored, and the Message says so.
-//     A Node address that is a device's static address is credited to
-//     that device; one no device waits for is credited to the machine.
+//     A Node address that some NIC also reports is left to what that NIC's
+//     report decides (even a NIC no device matches); otherwise, one that is
+//     a device's static address is credited to that device, and one no
+//     device waits for is credited to the machine.
 //  4. Static devices never block readiness (their addresses are known from
 //     the spec). A static device is a [Mismatch] when, for a family it has
 //     static addresses of and no DHCP for, its NIC reports usable addresses

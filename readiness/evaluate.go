@@ -23,8 +23,13 @@ func Evaluate(in Input, p Policy) Verdict {
 // adapter's parse step, such as ParseDevice per device, found problems
 // before there was an Input to evaluate): never ready, Reason
 // ReasonInvalidNetworkSpec, the problems in Problems and, joined by "; ",
-// in Message, exactly as Evaluate reports an invalid Input.
+// in Message, exactly as Evaluate reports an invalid Input: sorted by
+// device index, then text. problems is not modified.
 func InvalidVerdict(problems []Problem) Verdict {
+	problems = slices.Clone(problems)
+	slices.SortStableFunc(problems, func(a, b Problem) int {
+		return cmp.Or(cmp.Compare(a.Device, b.Device), cmp.Compare(a.Error(), b.Error()))
+	})
 	msgs := make([]string, len(problems))
 	for i, p := range problems {
 		msgs[i] = p.Error()

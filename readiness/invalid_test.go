@@ -28,3 +28,16 @@ func TestInvalidVerdictIsEvaluatesVerdict(t *testing.T) {
 		t.Errorf("InvalidVerdict = %+v: want not ready, with a message", got)
 	}
 }
+
+// Problems come out sorted by device index, then text, whatever the order an
+// adapter found them in, and the caller's slice is left alone.
+func TestInvalidVerdictSortsProblems(t *testing.T) {
+	in := []Problem{{Device: 1, Err: ErrInvalidMAC}, {Device: 0, Err: ErrInvalidStatic}}
+	v := InvalidVerdict(in)
+	if want := "nic 0: " + ErrInvalidStatic.Error() + "; nic 1: " + ErrInvalidMAC.Error(); v.Message != want {
+		t.Errorf("Message = %q, want %q", v.Message, want)
+	}
+	if v.Problems[0].Device != 0 || in[0].Device != 1 {
+		t.Errorf("Problems = %v (input now %v): want sorted, input unchanged", v.Problems, in)
+	}
+}
