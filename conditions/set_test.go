@@ -240,6 +240,8 @@ func TestReadersDoNotAllocate(t *testing.T) {
 		IsFalse(conds, "A")
 		IsUnknown(conds, "B")
 		IsCacheReady(conds, 3, "e", "e")
+		NewCacheMachine("e")
+		PublishableMessage("pool built")
 		if Validate(valid) != nil {
 			t.Fatal("valid condition rejected")
 		}
