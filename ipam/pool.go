@@ -91,12 +91,12 @@ func (p *Pool) Len() int {
 // ownerOffset returns the offset owner holds, whatever its spelling. It
 // does not allocate.
 func (p *Pool) ownerOffset(owner string) (u128.U128, bool) {
-	if o, ok := p.owners.get(owner); ok {
+	if o, ok := p.owners.get(&p.t, owner); ok {
 		return o, true
 	}
 	var buf [17]byte
 	if key, ok := p.l.spec.Owners.lookupKey(owner, &buf); ok && string(key) != owner {
-		return p.owners.getBytes(key)
+		return p.owners.getBytes(&p.t, key)
 	}
 	return u128.U128{}, false
 }
@@ -197,7 +197,7 @@ func (p *Pool) AllocateAddr(addr netip.Addr, owner string) error {
 	if err != nil {
 		return fail(err)
 	}
-	if held, ok := p.owners.get(owner); ok {
+	if held, ok := p.owners.get(&p.t, owner); ok {
 		if held == o {
 			return nil
 		}
@@ -232,7 +232,7 @@ func (p *Pool) Release(addr netip.Addr) (owner string, err error) {
 
 // forget drops the bookkeeping of owner, whose offset o was just freed.
 func (p *Pool) forget(o u128.U128, owner string) {
-	p.owners.delete(owner)
+	p.owners.delete(owner, o)
 	if o.Less(p.hint) {
 		p.hint = o
 	}

@@ -85,10 +85,8 @@ func (c *collector) add(a Allocation) {
 // order of the input: entries are considered in (address, owner) order, an
 // owner keeps its lowest address and an address goes to the first owner
 // that does not keep a lower one. Owners are stored in the form the spec's
-// OwnerKind gives them. If owners is not nil, it receives the kept owners'
-// offsets (a pool's index finds repeated owners in the same map
-// operation); otherwise an ownerSet finds them.
-func (c *collector) resolve(owners *ownerIndex) []entry {
+// OwnerKind gives them.
+func (c *collector) resolve() []entry {
 	l, entries, respelled, bad := c.l, c.entries, c.respelled, c.bad
 	// given returns the owner of a left-out entry as the input spelled it
 	// (of the spellings of one owner on one address, the greatest go first,
@@ -103,43 +101,17 @@ func (c *collector) resolve(owners *ownerIndex) []entry {
 	}
 	sortEntries(entries, l.max.BitLen())
 	kept := entries[:0]
-	var seen ownerSet
-	if owners == nil {
-		seen = newOwnerSet(len(entries))
-	}
-	var dups []entry // owners already seen, when owners is not nil; rare
+	seen := newOwnerSet(len(entries))
 	for _, e := range entries {
 		if n := len(kept); n > 0 && kept[n-1].o == e.o {
 			bad(given(e), fmt.Errorf("held by %q: %w", kept[n-1].owner, ErrInUse))
 			continue
 		}
-		if owners != nil {
-			n := owners.len()
-			owners.set(e.owner, e.o) // one map operation per entry: a repeat is fixed below
-			if owners.len() == n {
-				dups = append(dups, e)
-				continue
-			}
-		} else if i, dup := seen.add(e.owner, int32(len(kept)), kept); dup {
+		if i, dup := seen.add(e.owner, int32(len(kept)), kept); dup {
 			bad(given(e), ownerHolds(l, e.owner, kept[i].o))
 			continue
 		}
 		kept = append(kept, e)
-	}
-	if len(dups) > 0 {
-		first := make(map[string]u128.U128, len(dups))
-		for _, e := range dups {
-			first[e.owner] = u128.U128{}
-		}
-		for _, e := range kept {
-			if _, ok := first[e.owner]; ok {
-				first[e.owner] = e.o
-				owners.set(e.owner, e.o)
-			}
-		}
-		for _, e := range dups {
-			bad(given(e), ownerHolds(l, e.owner, first[e.owner]))
-		}
 	}
 	return kept
 }
@@ -176,7 +148,7 @@ func Restore(s Snapshot) (*Pool, []Problem, error) {
 func restore(c *collector) (*Pool, []Problem) {
 	l := c.l
 	p := newPool(l, len(c.entries))
-	entries := c.resolve(&p.owners)
+	entries := c.resolve()
 	for i := 0; i < len(entries); {
 		j := i + 1
 		for j < len(entries) && entries[j].o.Rsh(6) == entries[i].o.Rsh(6) {
@@ -184,6 +156,9 @@ func restore(c *collector) (*Pool, []Problem) {
 		}
 		p.t.fillLeaf(entries[i:j])
 		i = j
+	}
+	for _, e := range entries {
+		p.owners.set(e.owner, e.o)
 	}
 	if n := len(entries); n > 0 && entries[n-1].o != l.max {
 		p.cursor = entries[n-1].o.Add64(1)

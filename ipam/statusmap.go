@@ -96,7 +96,7 @@ func ParseAllocated(spec Spec, m map[string]string) (Snapshot, []Problem) {
 		return snap, problems
 	}
 	c := collectStatusMap(l, m)
-	entries := c.resolve(nil)
+	entries := c.resolve()
 	snap.Allocations = make([]Allocation, len(entries))
 	for i, e := range entries {
 		snap.Allocations[i] = Allocation{l.addr(e.o), e.owner}
