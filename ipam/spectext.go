@@ -31,8 +31,9 @@ type SpecText struct {
 //
 //	ipam: spec exclude[2] "10.20.0.77/24": prefix has host bits set (want 10.20.0.0/24): invalid address: invalid spec
 //
-// Every field is checked; the error joins one error per bad field (and
-// wraps ErrInvalidAddr too when an address did not parse). Addresses follow
+// Every field is checked; the error joins one *FieldError per bad field
+// (each wraps ErrInvalidSpec, and ErrInvalidAddr too when an address did
+// not parse), so an adapter can name the field as its users wrote it. Addresses follow
 // the text rule (see ParseAddr). A Reserved address outside CIDR, of
 // either family, is left out: it could never be handed out, so there is
 // nothing to reserve (a router or DHCP server on another subnet reached
@@ -44,7 +45,7 @@ func (t SpecText) Parse() (Spec, error) {
 	var s Spec
 	var errs []error
 	bad := func(field, value string, err error) {
-		errs = append(errs, fmt.Errorf("ipam: spec %s %q: %w: %w", field, value, err, ErrInvalidSpec))
+		errs = append(errs, &FieldError{Field: field, Value: value, Err: err})
 	}
 	addr := func(field, value string) netip.Addr {
 		if value == "" {
@@ -131,4 +132,40 @@ func (s Spec) Text() SpecText {
 		t.Owners = s.Owners.String()
 	}
 	return t
+}
+
+// FieldError is one bad field of a SpecText, as SpecText.Parse reports it.
+type FieldError struct {
+	Field string // SpecText's JSON name, with the index in a list: "cidr", "exclude[2]", "reserved[0]"
+	Value string // the value as given
+	Err   error  // why; wraps ErrInvalidAddr when an address did not parse
+}
+
+// Error returns "ipam: spec <field> <quoted value>: <why>: invalid spec".
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("ipam: spec %s %q: %v: %v", e.Field, e.Value, e.Err, ErrInvalidSpec)
+}
+
+// Unwrap returns e.Err and ErrInvalidSpec, for errors.Is.
+func (e *FieldError) Unwrap() []error { return []error{e.Err, ErrInvalidSpec} }
+
+// FieldErrors returns the *FieldErrors in err (a SpecText.Parse error), in
+// field order; none for an error that Spec.Validate found once every field
+// parsed.
+func FieldErrors(err error) []*FieldError {
+	var out []*FieldError
+	var walk func(error)
+	walk = func(err error) {
+		if fe, ok := err.(*FieldError); ok {
+			out = append(out, fe)
+			return
+		}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+		}
+	}
+	walk(err)
+	return out
 }

@@ -382,3 +382,27 @@ func checkSpecTextRoundTrip(t interface {
 		t.Fatalf("Text() is not a fixed point (-first +second):\n%s", diff)
 	}
 }
+
+// Each bad field is a *FieldError an adapter can rename; FieldErrors lists
+// them in field order.
+func TestSpecTextFieldErrors(t *testing.T) {
+	_, err := SpecText{CIDR: "10.20.0.0/24", Exclude: []string{"10.20.0.5", "10.20.0.77/24"}, Reserved: []string{"::ffff:10.20.0.2"}}.Parse()
+	var got []string
+	for _, fe := range FieldErrors(err) {
+		got = append(got, fe.Field+"="+fe.Value)
+		if !errors.Is(fe, ErrInvalidSpec) || !errors.Is(fe, ErrInvalidAddr) {
+			t.Errorf("%v does not wrap ErrInvalidSpec and ErrInvalidAddr", fe)
+		}
+	}
+	want := []string{"exclude[1]=10.20.0.77/24", "reserved[0]=::ffff:10.20.0.2"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("FieldErrors (-want +got):\n%s", diff)
+	}
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "exclude[1]" {
+		t.Errorf("errors.As = %v, want the exclude[1] FieldError", fe)
+	}
+	if _, err := (SpecText{CIDR: "10.20.0.0/24", Start: "10.20.0.9", End: "10.20.0.8"}).Parse(); err == nil || len(FieldErrors(err)) != 0 {
+		t.Errorf("a Validate-level error %v: want no FieldErrors", err)
+	}
+}

@@ -152,13 +152,13 @@ func (p *Pool) Name() string {
 
 // Config converts the spec into the ipam.Spec and leasestore.Options the
 // core builds the table from. The ipam.Spec is the one the operator builds
-// too: ipam.SpecText.Parse of the spec's SpecText, which reserves the
+// too: IPPoolSpec.ParseSpec, ipam.SpecText.Parse of the spec's SpecText, which reserves the
 // server identifier and the router when they lie inside cidr, so the pool
 // never hands them out.
 //
 // A spec that cannot describe the pool is an error wrapping ErrInvalidPool:
-// the errors.Join of Parse's error (which names each bad field of the
-// SpecText: start for rangeStart, reserved[i] for serverIP and router) and
+// the errors.Join of ParseSpec's error (which names each bad field as the
+// IPPool does: rangeStart, serverIP, exclude[2]) and
 // the agent's own: cidr and serverIP must be IPv4, serverIP is required.
 // An option value that does not parse (dns, ntp) is left out and reported
 // in problems instead, in field order, the way leasestore.Build drops and
@@ -188,14 +188,14 @@ func (p *Pool) Config() (spec ipam.Spec, opts leasestore.Options, problems []err
 		return out
 	}
 
-	spec, err = s.SpecText().Parse()
+	spec, err = s.ParseSpec()
 	if err != nil {
 		errs = append(errs, fmt.Errorf("agent: pool %q: %w: %w", p.Name(), err, ErrInvalidPool))
 	}
 	if r, err := ipam.ParseRange(s.CIDR); err == nil && !r.From().Is4() {
 		report("cidr", s.CIDR, errors.New("not IPv4: this agent serves DHCPv4"))
 	}
-	// A serverIP that does not parse is in Parse's error (reserved[0]).
+	// A serverIP that does not parse is in ParseSpec's error (serverIP).
 	switch a, err := ipam.ParseAddr(s.ServerIP); {
 	case s.ServerIP == "":
 		report("serverIP", "", errors.New("required: it is the DHCP server identifier"))

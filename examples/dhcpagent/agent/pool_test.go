@@ -81,8 +81,8 @@ func TestPoolConfigErrors(t *testing.T) {
 		{"bad cidr", func(s *PoolSpec) { s.CIDR = "10.77.0.0/33" }, `spec cidr "10.77.0.0/33"`},
 		{"IPv6 cidr", func(s *PoolSpec) { s.CIDR = "fd00::/64" }, `spec.cidr "fd00::/64": not IPv4: this agent serves DHCPv4`},
 		{"cidr with host bits", func(s *PoolSpec) { s.CIDR = "10.77.0.1/24" }, `spec cidr "10.77.0.1/24": prefix has host bits set (want 10.77.0.0/24)`},
-		{"bad rangeStart", func(s *PoolSpec) { s.RangeStart = "10.77.0" }, `spec start "10.77.0"`},
-		{"bad rangeEnd", func(s *PoolSpec) { s.RangeEnd = "x" }, `spec end "x"`},
+		{"bad rangeStart", func(s *PoolSpec) { s.RangeStart = "10.77.0" }, `spec rangeStart "10.77.0"`},
+		{"bad rangeEnd", func(s *PoolSpec) { s.RangeEnd = "x" }, `spec rangeEnd "x"`},
 		{"range outside cidr", func(s *PoolSpec) { s.RangeEnd = "10.78.0.1" }, "outside prefix"},
 		{"bad exclude", func(s *PoolSpec) { s.Exclude = []string{"10.77.0.9-10.77.0.1"} }, `spec exclude[0] "10.77.0.9-10.77.0.1"`},
 		{"bad exclude prefix", func(s *PoolSpec) { s.Exclude = []string{"10.77.0.0/99"} }, `spec exclude[0] "10.77.0.0/99"`},
@@ -92,17 +92,17 @@ func TestPoolConfigErrors(t *testing.T) {
 			`spec exclude[1] "10.77.0.77/24": prefix has host bits set (want 10.77.0.0/24)`,
 		},
 		{"no serverIP", func(s *PoolSpec) { s.ServerIP = "" }, `spec.serverIP "": required`},
-		{"bad serverIP", func(s *PoolSpec) { s.ServerIP = "server" }, `spec reserved[0] "server"`},
+		{"bad serverIP", func(s *PoolSpec) { s.ServerIP = "server" }, `spec serverIP "server"`},
 		{"IPv6 serverIP", func(s *PoolSpec) { s.ServerIP = "fd00::2" }, `spec.serverIP "fd00::2": not IPv4`},
 		{
 			"IPv4-mapped serverIP",
 			func(s *PoolSpec) { s.ServerIP = "::ffff:10.77.0.2" },
-			`spec reserved[0] "::ffff:10.77.0.2": IPv4-mapped IPv6 address: write 10.77.0.2`,
+			`spec serverIP "::ffff:10.77.0.2": IPv4-mapped IPv6 address: write 10.77.0.2`,
 		},
 		{
 			"IPv4-mapped router", // the router is reserved: part of the spec, not only an option
 			func(s *PoolSpec) { s.Router = "::ffff:10.77.0.1" },
-			`spec reserved[1] "::ffff:10.77.0.1": IPv4-mapped IPv6 address: write 10.77.0.1`,
+			`spec router "::ffff:10.77.0.1": IPv4-mapped IPv6 address: write 10.77.0.1`,
 		},
 		{"bad strategy", func(s *PoolSpec) { s.Strategy = "Random" }, `spec strategy "Random": want "Lowest" or "Sequential"`},
 	}

@@ -10,7 +10,7 @@ import (
 // ipam.ErrInvalidSpec) and status.allocated (ipam.RestoreAllocated). The
 // problems are entries the pool could not keep: kept out, and reported.
 func buildPool(obj *v1alpha1.IPPool) (*ipam.Pool, []ipam.Problem, error) {
-	spec, err := obj.Spec.SpecText().Parse()
+	spec, err := obj.Spec.ParseSpec()
 	if err != nil {
 		return nil, nil, err
 	}

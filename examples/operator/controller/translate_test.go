@@ -62,7 +62,7 @@ func TestBuildPoolSpec(t *testing.T) {
 			in:      v1alpha1.IPPoolSpec{CIDR: "10.0.0.1/24"},
 			wantErr: `cidr "10.0.0.1/24": prefix has host bits set (want 10.0.0.0/24)`,
 		},
-		{name: "bad range start", in: v1alpha1.IPPoolSpec{CIDR: "10.0.0.0/24", RangeStart: "10.0.0"}, wantErr: `start "10.0.0"`},
+		{name: "bad range start", in: v1alpha1.IPPoolSpec{CIDR: "10.0.0.0/24", RangeStart: "10.0.0"}, wantErr: `rangeStart "10.0.0"`},
 		{name: "start outside the prefix", in: v1alpha1.IPPoolSpec{CIDR: "10.0.0.0/24", RangeStart: "10.0.1.1"}, wantErr: "outside prefix"},
 		{
 			name:    "bad exclusion",
@@ -78,7 +78,7 @@ func TestBuildPoolSpec(t *testing.T) {
 		{
 			name:    "IPv4-mapped server IP",
 			in:      v1alpha1.IPPoolSpec{CIDR: "10.20.0.0/24", ServerIP: "::ffff:10.20.0.2"},
-			wantErr: `reserved[0] "::ffff:10.20.0.2": IPv4-mapped IPv6 address: write 10.20.0.2`,
+			wantErr: `serverIP "::ffff:10.20.0.2": IPv4-mapped IPv6 address: write 10.20.0.2`,
 		},
 		{name: "bad strategy", in: v1alpha1.IPPoolSpec{CIDR: "10.0.0.0/24", Strategy: "Random"}, wantErr: `strategy "Random"`},
 	}
@@ -219,7 +219,7 @@ func TestOperatorAndAgentDeriveTheSamePool(t *testing.T) {
 		{
 			name:    "an IPv4-mapped server IP",
 			change:  func(p *v1alpha1.IPPool) { p.Spec.ServerIP = "::ffff:10.20.0.2" },
-			wantErr: `ipam: spec reserved[0] "::ffff:10.20.0.2": IPv4-mapped IPv6 address: write 10.20.0.2`,
+			wantErr: `ipam: spec serverIP "::ffff:10.20.0.2": IPv4-mapped IPv6 address: write 10.20.0.2`,
 		},
 		{
 			name:    "an exclusion prefix with host bits",
@@ -241,8 +241,8 @@ func TestOperatorAndAgentDeriveTheSamePool(t *testing.T) {
 			change: func(p *v1alpha1.IPPool) {
 				p.Spec.RangeStart, p.Spec.Router = "10.20.0.300", "::ffff:10.20.0.1"
 			},
-			wantErr: `ipam: spec start "10.20.0.300": IPv4 field has value >255: invalid address: invalid spec` + "\n" +
-				`ipam: spec reserved[1] "::ffff:10.20.0.1": IPv4-mapped IPv6 address: write 10.20.0.1`,
+			wantErr: `ipam: spec rangeStart "10.20.0.300": IPv4 field has value >255: invalid address: invalid spec` + "\n" +
+				`ipam: spec router "::ffff:10.20.0.1": IPv4-mapped IPv6 address: write 10.20.0.1`,
 		},
 	}
 	for _, tt := range tests {

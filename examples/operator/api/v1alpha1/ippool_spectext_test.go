@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -73,5 +74,36 @@ func TestStrategyNames(t *testing.T) {
 		if got, err := ipam.ParseStrategy(tt.name); err != nil || got != tt.want {
 			t.Errorf("ipam.ParseStrategy(%q) = %v, %v; want %v", tt.name, got, err, tt.want)
 		}
+	}
+}
+
+// ParseSpec names each bad field as the IPPool does, whichever of serverIP
+// and router are set.
+func TestParseSpecNamesIPPoolFields(t *testing.T) {
+	tests := []struct {
+		name string
+		in   IPPoolSpec
+		want []string // the FieldErrors' fields, in order
+	}{
+		{"rangeStart and rangeEnd", IPPoolSpec{CIDR: "10.0.0.0/24", RangeStart: "10.0.0", RangeEnd: "x"}, []string{"rangeStart", "rangeEnd"}},
+		{"serverIP", IPPoolSpec{CIDR: "10.0.0.0/24", ServerIP: "::ffff:10.0.0.2"}, []string{"serverIP"}},
+		{"router alone", IPPoolSpec{CIDR: "10.0.0.0/24", Router: "::ffff:10.0.0.1"}, []string{"router"}},
+		{"server and router", IPPoolSpec{CIDR: "10.0.0.0/24", ServerIP: "10.0.0.2", Router: "gw"}, []string{"router"}},
+		{"exclude keeps its index, cidr its name", IPPoolSpec{CIDR: "10.0.0.1/24", Exclude: []string{"10.0.0.5", "10.0.0.77/24"}}, []string{"cidr", "exclude[1]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.in.ParseSpec()
+			if !errors.Is(err, ipam.ErrInvalidSpec) {
+				t.Fatalf("ParseSpec() error = %v, want ipam.ErrInvalidSpec", err)
+			}
+			var got []string
+			for _, fe := range ipam.FieldErrors(err) {
+				got = append(got, fe.Field)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("fields (-want +got):\n%s\nerror: %v", diff, err)
+			}
+		})
 	}
 }
