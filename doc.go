@@ -13,8 +13,9 @@
 //   - [github.com/vmnetkit/vmnetkit/leasestore] rebuilds a DHCP agent's lease
 //     table from a pool snapshot and plans the change between two tables.
 //   - [github.com/vmnetkit/vmnetkit/conditions] sets Kubernetes-style status
-//     conditions with an injected clock, and decides CacheReady for a
-//     controller that rebuilds an in-memory cache after a restart.
+//     conditions with an injected clock.
+//   - [github.com/vmnetkit/vmnetkit/conditions/cacheready] decides CacheReady
+//     for a controller that rebuilds an in-memory cache after a restart.
 //   - [github.com/vmnetkit/vmnetkit/readiness] decides whether a VM's network
 //     is ready, NIC by NIC.
 //

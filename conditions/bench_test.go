@@ -88,20 +88,3 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkCacheMachine runs one reconcile-like cycle per iteration:
-// observe, build, a generation change, observe again.
-func BenchmarkCacheMachine(b *testing.B) {
-	stored := cond(CacheReadyType, ConditionTrue, 1, t0, ReasonCacheBuilt, "x")
-	b.ResetTimer()
-	for range b.N {
-		m := NewCacheMachine("epoch-b2")
-		m, _ = m.Step(PoolObserved{Generation: 1, Stored: &stored, StoredEpoch: "epoch-a1"})
-		m, _ = m.Step(BuildSucceeded{Generation: 1})
-		m, _ = m.Step(GenerationChanged{Generation: 2})
-		m, _ = m.Step(PoolObserved{Generation: 2})
-		if m.State() != StateReady {
-			b.Fatal(m.State())
-		}
-	}
-}

@@ -1,7 +1,7 @@
 // Package conditions sets Kubernetes-style status conditions with an injected
-// clock, and decides the CacheReady condition of a controller that rebuilds an
-// in-memory cache, so that a restarted process never trusts a True written by
-// its predecessor.
+// clock. The CacheReady state machine of a controller that rebuilds an
+// in-memory cache, built on this package, is in the cacheready package
+// (github.com/vmnetkit/vmnetkit/conditions/cacheready).
 //
 // # Conditions
 //
@@ -15,30 +15,14 @@
 //     changes, and reports whether anything changed, so a controller skips a
 //     status write that changes nothing and does not loop on its own writes.
 //   - Find, Remove, IsTrue, IsFalse and IsUnknown (absent reads as Unknown).
-//   - Validate applies the API server's rules and lists every violation.
+//   - Validate applies the API server's rules and lists every violation;
+//     ValidReason checks a reason alone.
 //   - Summary derives one condition (Ready) from several, with
 //     negative-polarity types and a reason and message that name what is
 //     not good.
+//   - PublishableMessage makes a message the API server stores unchanged.
 //
 // Time is always a parameter: nothing here reads the clock.
-//
-// # CacheReady
-//
-// A controller that keeps a cache in memory (an address allocator rebuilt
-// from a pool's snapshot) publishes CacheReady on the pool object. The
-// condition outlives the process; the cache does not. CacheMachine is a pure
-// state machine, one per pool, created with the epoch of the running process
-// (a random ID made at start). Each Step takes an event (PoolObserved,
-// BuildSucceeded, BuildFailed, GenerationChanged, CacheDropped, PoolPaused,
-// PoolResumed, PoolDeleted; a pointer to one counts as the event itself) and
-// returns the next machine and a CacheDecision:
-// the condition to write with Set, the epoch to store beside it, and whether
-// to build or drop the local cache. Nothing else decides.
-//
-// The adapter stores the epoch in the object's status next to the condition;
-// readers call IsCacheReady with the live epoch, so a True written by a
-// process that has since restarted reads as not ready (OwnerRestarted) until
-// the new process has built its own cache and published True itself.
 //
 // Everything in the package is deterministic, allocation-light and safe for
 // concurrent use by value: there is no shared state.

@@ -3,7 +3,6 @@ package conditions_test
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
@@ -53,72 +52,6 @@ func ExampleValidate() {
 	// conditions: validate "CacheReady": status "true": must be "True", "False" or "Unknown"
 	// conditions: validate "CacheReady": lastTransitionTime (zero): is required
 	// conditions: validate "CacheReady": reason "cache built": must start with a letter, contain only letters, digits and '_', ',' or ':', and end with a letter, digit or '_' (e.g. "MyReason", "Reason_A,ReasonB")
-}
-
-// IsCacheReady is what a reader checks before using the cache: True alone is
-// not enough, the epoch stored beside it must be the live process's.
-func ExampleIsCacheReady() {
-	at := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	conds := []conditions.Condition{{
-		Type: conditions.CacheReadyType, Status: conditions.ConditionTrue, ObservedGeneration: 3,
-		LastTransitionTime: at, Reason: conditions.ReasonCacheBuilt,
-	}}
-	fmt.Println(conditions.IsCacheReady(conds, 3, "epoch-a1", "epoch-a1"))
-	fmt.Println(conditions.IsCacheReady(conds, 3, "epoch-a1", "epoch-b2")) // the process restarted
-	fmt.Println(conditions.IsCacheReady(conds, 4, "epoch-a1", "epoch-a1")) // the pool moved on
-	fmt.Println(conditions.IsCacheReady(nil, 3, "", "epoch-a1"))
-	// Output:
-	// true CacheBuilt
-	// false OwnerRestarted
-	// false StaleGeneration
-	// false NotInitialized
-}
-
-// A controller restart: the True written by process A is not trusted by
-// process B until B has built its own cache.
-func ExampleCacheMachine() {
-	clock := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	var status []conditions.Condition // the pool's persisted status
-	var storedEpoch string            // stored beside it
-	step := func(m conditions.CacheMachine, e conditions.CacheEvent) conditions.CacheMachine {
-		next, d := m.Step(e)
-		if d.Publish != nil {
-			status, _ = conditions.Set(status, *d.Publish, clock)
-			storedEpoch = d.Epoch
-		}
-		c, _ := conditions.Find(status, conditions.CacheReadyType)
-		event := strings.TrimPrefix(fmt.Sprintf("%T", e), "conditions.")
-		fmt.Printf("%s %-14s -> %-8v CacheReady=%-5s %-14s stored epoch=%s build=%v\n",
-			m.Epoch(), event, next.State(), c.Status, c.Reason, storedEpoch, d.Build)
-		clock = clock.Add(time.Second)
-		return next
-	}
-	observe := func(m conditions.CacheMachine) conditions.CacheMachine {
-		c, ok := conditions.Find(status, conditions.CacheReadyType)
-		e := conditions.PoolObserved{Generation: 1, StoredEpoch: storedEpoch}
-		if ok {
-			e.Stored = &c
-		}
-		return step(m, e)
-	}
-
-	a := conditions.NewCacheMachine("epoch-a1")
-	a = observe(a)
-	a = step(a, conditions.BuildSucceeded{Generation: 1})
-	_ = a // process A exits; its cache is gone, its True stays in the status
-
-	b := conditions.NewCacheMachine("epoch-b2")
-	fmt.Println(conditions.IsCacheReady(status, 1, storedEpoch, b.Epoch()))
-	b = observe(b)
-	b = step(b, conditions.BuildSucceeded{Generation: 1})
-	fmt.Println(conditions.IsCacheReady(status, 1, storedEpoch, b.Epoch()))
-	// Output:
-	// epoch-a1 PoolObserved   -> NotBuilt CacheReady=False NotInitialized stored epoch=epoch-a1 build=true
-	// epoch-a1 BuildSucceeded -> Ready    CacheReady=True  CacheBuilt     stored epoch=epoch-a1 build=false
-	// false OwnerRestarted
-	// epoch-b2 PoolObserved   -> NotBuilt CacheReady=False OwnerRestarted stored epoch=epoch-b2 build=true
-	// epoch-b2 BuildSucceeded -> Ready    CacheReady=True  CacheBuilt     stored epoch=epoch-b2 build=false
-	// true CacheBuilt
 }
 
 // Summary derives Ready from a positive and a negative-polarity condition.

@@ -232,15 +232,14 @@ func TestStatusPredicates(t *testing.T) {
 }
 
 func TestReadersDoNotAllocate(t *testing.T) {
-	conds := []Condition{cond("A", ConditionTrue, 1, t0, "Up", ""), cond(CacheReadyType, ConditionTrue, 3, t0, ReasonCacheBuilt, "")}
+	conds := []Condition{cond("A", ConditionTrue, 1, t0, "Up", ""), cond("CacheReady", ConditionTrue, 3, t0, "CacheBuilt", "")}
 	valid := cond("example.com/Ready", ConditionTrue, 1, t0, "Up", "fine")
 	n := testing.AllocsPerRun(100, func() {
 		Find(conds, "A")
 		IsTrue(conds, "A")
 		IsFalse(conds, "A")
 		IsUnknown(conds, "B")
-		IsCacheReady(conds, 3, "e", "e")
-		NewCacheMachine("e")
+		ValidReason("CacheBuilt")
 		PublishableMessage("pool built")
 		if Validate(valid) != nil {
 			t.Fatal("valid condition rejected")

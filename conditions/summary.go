@@ -11,6 +11,12 @@ const (
 	ReasonAsExpected = "AsExpected"
 	// ReasonNotReported: a required term of a Summary is absent.
 	ReasonNotReported = "NotReported"
+	// ReasonStaleGeneration: a good term observed an older generation than
+	// the summary's.
+	ReasonStaleGeneration = "StaleGeneration"
+	// ReasonNotReady: a term that is not good carries no usable reason of
+	// its own (empty or invalid).
+	ReasonNotReady = "NotReady"
 )
 
 // Term is one condition a Summary reads.
@@ -132,4 +138,12 @@ func describe(c Condition) string {
 		b.WriteString(c.Message)
 	}
 	return b.String()
+}
+
+// usableReason returns r if it is a valid condition reason, else NotReady.
+func usableReason(r string) string {
+	if !ValidReason(r) {
+		return ReasonNotReady
+	}
+	return r
 }

@@ -45,7 +45,7 @@ func validUTF8(s string) string {
 // on a rune boundary. A message that went through it compares equal when
 // read back, so a controller that compares before writing does not write
 // the same condition again. It returns s itself, without allocating, when s
-// is valid and short enough. The CacheReady machine and Summary publish
+// is valid and short enough. Summary and the cacheready machine publish
 // their messages through it; adapters should too.
 func PublishableMessage(s string) string {
 	return truncateUTF8(validUTF8(s), MaxMessageLength)

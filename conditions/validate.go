@@ -159,3 +159,10 @@ func quoteShort(s string) string {
 	}
 	return fmt.Sprintf("%q... (%d bytes)", truncateUTF8(s, max), len(s))
 }
+
+// ValidReason reports whether r is a Reason that Validate (and the API
+// server) accepts: not empty, at most MaxReasonLength bytes, and matching
+// the reason grammar. It does not allocate.
+func ValidReason(r string) bool {
+	return r != "" && len(r) <= MaxReasonLength && isReason(r)
+}

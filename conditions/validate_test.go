@@ -3,6 +3,7 @@ package conditions
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -210,5 +211,22 @@ func TestGrammarMatchesRegexps(t *testing.T) {
 		if got, want := isSubdomain(s), k8sSubdomain.MatchString(s); got != want {
 			t.Errorf("isSubdomain(%q) = %v, regexp says %v", s, got, want)
 		}
+	}
+}
+
+// ValidReason agrees with Validate on the reason field, including the
+// length limit.
+func TestValidReason(t *testing.T) {
+	long := strings.Repeat("a", MaxReasonLength)
+	for _, r := range []string{"", "CacheBuilt", "Reason_A,ReasonB", "a:b", "cache built", "1Up", "Up_", "Up,", "é", long, long + "a"} {
+		c := valid()
+		c.Reason = r
+		reasonOK := !slices.Contains(fields(Validate(c)), "reason")
+		if got := ValidReason(r); got != reasonOK {
+			t.Errorf("ValidReason(%q) = %v, Validate accepts the reason: %v", quoteShort(r), got, reasonOK)
+		}
+	}
+	if ValidReason("") || ValidReason(long+"a") || !ValidReason(long) || !ValidReason("CacheBuilt") {
+		t.Error("ValidReason: empty, too long or a plain reason misjudged")
 	}
 }

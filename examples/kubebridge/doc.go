@@ -7,7 +7,7 @@
 //   - SetMeta is conditions.Set on a []metav1.Condition, the call a
 //     reconciler makes before it writes an object's status;
 //   - NewEpoch makes the random ID of a running process that a
-//     conditions.CacheMachine publishes beside CacheReady.
+//     cacheready.Machine publishes beside CacheReady.
 //
 // # What a round trip keeps
 //

@@ -6,7 +6,7 @@ import (
 )
 
 // NewEpoch returns a new random ID for a running process, to create its
-// conditions.CacheMachine with and store beside CacheReady: 16 lowercase
+// cacheready.Machine with and store beside CacheReady: 16 lowercase
 // hexadecimal digits (64 bits from crypto/rand), different between processes
 // and between restarts of one.
 func NewEpoch() string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 )
 
 // conditionsSection restarts a controller under a pool's CacheReady
@@ -20,26 +21,26 @@ func conditionsSection(w io.Writer) error {
 	fmt.Fprintln(w, `the cache itself lives only in that process.`)
 	fmt.Fprintln(w)
 
-	a := conditions.NewCacheMachine("epoch-a1")
+	a := cacheready.New("epoch-a1")
 	fmt.Fprintf(w, "controller starts, epoch %s\n", a.Epoch())
 	a, err := r.run(a, r.observe())
 	if err != nil {
 		return err
 	}
-	if a, err = r.run(a, conditions.BuildSucceeded{Generation: r.generation}); err != nil {
+	if a, err = r.run(a, cacheready.BuildSucceeded{Generation: r.generation}); err != nil {
 		return err
 	}
 	r.read(a.Epoch())
 
 	fmt.Fprintf(w, "\ncontroller restarts: its cache is gone, CacheReady=True (epoch %s) stays on the object\n", r.storedEpoch)
-	b := conditions.NewCacheMachine("epoch-b2")
+	b := cacheready.New("epoch-b2")
 	fmt.Fprintf(w, "controller starts, epoch %s\n", b.Epoch())
 	r.read(b.Epoch())
 	if b, err = r.run(b, r.observe()); err != nil {
 		return err
 	}
 	r.read(b.Epoch())
-	if b, err = r.run(b, conditions.BuildSucceeded{Generation: r.generation}); err != nil {
+	if b, err = r.run(b, cacheready.BuildSucceeded{Generation: r.generation}); err != nil {
 		return err
 	}
 	r.read(b.Epoch())
@@ -47,7 +48,7 @@ func conditionsSection(w io.Writer) error {
 		return err
 	}
 
-	c, _ := conditions.Find(r.status, conditions.CacheReadyType)
+	c, _ := conditions.Find(r.status, cacheready.Type)
 	js, err := json.Marshal(c)
 	if err != nil {
 		return err
@@ -68,28 +69,28 @@ type restartStory struct {
 	history     string
 }
 
-func (r *restartStory) observe() conditions.PoolObserved {
-	e := conditions.PoolObserved{Generation: r.generation, StoredEpoch: r.storedEpoch}
-	if c, ok := conditions.Find(r.status, conditions.CacheReadyType); ok {
+func (r *restartStory) observe() cacheready.Observed {
+	e := cacheready.Observed{Generation: r.generation, StoredEpoch: r.storedEpoch}
+	if c, ok := conditions.Find(r.status, cacheready.Type); ok {
 		e.Stored = &c
 	}
 	return e
 }
 
 // run steps m with e and carries out the decision as an adapter does.
-func (r *restartStory) run(m conditions.CacheMachine, e conditions.CacheEvent) (conditions.CacheMachine, error) {
+func (r *restartStory) run(m cacheready.Machine, e cacheready.Event) (cacheready.Machine, error) {
 	r.clock = r.clock.Add(2 * time.Second)
 	next, d := m.Step(e)
 	switch e.(type) {
-	case conditions.PoolObserved:
+	case cacheready.Observed:
 		fmt.Fprintf(r.w, "  observe pool (generation %d)  -> %s\n", r.generation, next.State())
-	case conditions.BuildSucceeded:
+	case cacheready.BuildSucceeded:
 		fmt.Fprintf(r.w, "  cache built (generation %d)   -> %s\n", r.generation, next.State())
 	}
 	if d.Publish != nil {
 		r.status, _ = conditions.Set(r.status, *d.Publish, r.clock)
 		r.storedEpoch = d.Epoch
-		c, _ := conditions.Find(r.status, conditions.CacheReadyType)
+		c, _ := conditions.Find(r.status, cacheready.Type)
 		if err := conditions.Validate(c); err != nil {
 			return next, err
 		}
@@ -107,7 +108,7 @@ func (r *restartStory) run(m conditions.CacheMachine, e conditions.CacheEvent) (
 	if d.Build {
 		fmt.Fprintf(r.w, "    build the cache for generation %d\n", next.Generation())
 	}
-	if d == (conditions.CacheDecision{}) {
+	if d == (cacheready.Decision{}) {
 		fmt.Fprintln(r.w, "    nothing to write, nothing to build")
 	}
 	return next, nil
@@ -116,6 +117,6 @@ func (r *restartStory) run(m conditions.CacheMachine, e conditions.CacheEvent) (
 // read is what a reader of the pool (an allocating webhook, another
 // controller in the live process) decides.
 func (r *restartStory) read(liveEpoch string) {
-	ready, reason := conditions.IsCacheReady(r.status, r.generation, r.storedEpoch, liveEpoch)
-	fmt.Fprintf(r.w, "  reader in epoch %s: IsCacheReady = %v (%s)\n", liveEpoch, ready, reason)
+	ready, reason := cacheready.IsReady(r.status, r.generation, r.storedEpoch, liveEpoch)
+	fmt.Fprintf(r.w, "  reader in epoch %s: IsReady = %v (%s)\n", liveEpoch, ready, reason)
 }

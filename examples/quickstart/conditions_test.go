@@ -19,7 +19,7 @@ func TestConditionsSection(t *testing.T) {
 	}
 	out := a.String()
 	for _, want := range []string{
-		"reader in epoch epoch-b2: IsCacheReady = false (OwnerRestarted)",
+		"reader in epoch epoch-b2: IsReady = false (OwnerRestarted)",
 		"CacheReady history: False (NotInitialized) [epoch-a1] -> True [epoch-a1] -> False (OwnerRestarted) [epoch-b2] -> True [epoch-b2]",
 		`"lastTransitionTime":"2026-12-02T10:00:08Z"`,
 	} {

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
@@ -160,7 +160,7 @@ func (w *poolWriter) refresh(ctx context.Context, key types.NamespacedName, e *p
 	fresh := &v1alpha1.IPPool{}
 	if err := w.reader.Get(ctx, key, fresh); err != nil {
 		if apierrors.IsNotFound(err) {
-			e.machine, _ = e.machine.Step(conditions.PoolDeleted{})
+			e.machine, _ = e.machine.Step(cacheready.Deleted{})
 			e.obj, e.pool = nil, nil
 			return fmt.Errorf("pool %s: %w", key, errPoolGone)
 		}

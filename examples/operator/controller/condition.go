@@ -4,13 +4,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 )
 
 // storedCacheReady returns the CacheReady condition stored in conds, or nil,
-// as conditions.PoolObserved takes it.
+// as cacheready.Observed takes it.
 func storedCacheReady(conds []metav1.Condition) *conditions.Condition {
-	c, ok := conditions.Find(kubebridge.FromMeta(conds), conditions.CacheReadyType)
+	c, ok := conditions.Find(kubebridge.FromMeta(conds), cacheready.Type)
 	if !ok {
 		return nil
 	}

@@ -2,7 +2,7 @@
 // translate between Kubernetes objects and vmnetkit's core packages:
 //
 //   - the IPPool reconciler keeps one ipam.Pool per IPPool in memory and
-//     drives one conditions.CacheMachine per pool, writing the CacheReady
+//     drives one cacheready.Machine per pool, writing the CacheReady
 //     condition and the process's epoch into the pool's status;
 //   - the VMNetworkConfig reconciler gives each NIC an address from its pool
 //     (only while that pool's machine is Ready in this process), writes it

@@ -11,13 +11,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
 
-// poolReconciler feeds each IPPool to its CacheMachine and carries out the
+// poolReconciler feeds each IPPool to its cacheready.Machine and carries out the
 // machine's decisions in the order it gives them: write the published
 // condition (and the epoch beside it), then drop or build the in-memory pool.
 // A decision is committed to the machine only after its write succeeded, so a
@@ -35,7 +35,7 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		if apierrors.IsNotFound(err) {
 			if e := r.cache.remove(req.NamespacedName); e != nil {
 				e.mu.Lock()
-				e.machine, _ = e.machine.Step(conditions.PoolDeleted{})
+				e.machine, _ = e.machine.Step(cacheready.Deleted{})
 				e.obj, e.pool = nil, nil
 				e.mu.Unlock()
 			}
@@ -59,13 +59,13 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 // sync feeds obj, the pool as just read, to e's machine.
 func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.IPPool) error {
 	m := e.machine
-	if m.State() != conditions.StateUnobserved && obj.Generation > m.Generation() {
+	if m.State() != cacheready.StateUnobserved && obj.Generation > m.Generation() {
 		changed := e.obj == nil || cacheSpecChanged(e.obj.Spec, obj.Spec)
-		if err := r.apply(ctx, e, obj, conditions.GenerationChanged{Generation: obj.Generation, SpecChanged: changed}); err != nil {
+		if err := r.apply(ctx, e, obj, cacheready.GenerationChanged{Generation: obj.Generation, SpecChanged: changed}); err != nil {
 			return err
 		}
 	}
-	observed := conditions.PoolObserved{
+	observed := cacheready.Observed{
 		Generation:  obj.Generation,
 		Paused:      obj.Spec.Paused,
 		Deleting:    !obj.DeletionTimestamp.IsZero(),
@@ -77,9 +77,9 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.I
 	}
 	// Keep the cache in step with the status we now know to be the latest
 	// (another process may have written allocations since our last write).
-	if e.machine.State() == conditions.StateReady && (e.obj == nil || e.obj.ResourceVersion != obj.ResourceVersion) {
+	if e.machine.State() == cacheready.StateReady && (e.obj == nil || e.obj.ResourceVersion != obj.ResourceVersion) {
 		if err := e.adopt(ctx, obj); err != nil {
-			next, _ := e.machine.Step(conditions.CacheDropped{})
+			next, _ := e.machine.Step(cacheready.Dropped{})
 			e.machine, e.obj, e.pool = next, nil, nil
 			return fmt.Errorf("restore pool %s/%s: %w", obj.Namespace, obj.Name, err)
 		}
@@ -90,7 +90,7 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.I
 // apply steps e's machine with ev and carries out its decisions, feeding the
 // outcome of a build back into the machine. obj is updated in place with
 // every write.
-func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.IPPool, ev conditions.CacheEvent) error {
+func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.IPPool, ev cacheready.Event) error {
 	var built *ipam.Pool // a successful build waiting for its True to be written
 	for ev != nil {
 		next, d := e.machine.Step(ev)
@@ -118,7 +118,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 		if d.Build {
 			p, problems, err := buildPool(obj)
 			if err != nil {
-				ev = conditions.BuildFailed{Generation: obj.Generation, Err: err}
+				ev = cacheready.BuildFailed{Generation: obj.Generation, Err: err}
 				continue
 			}
 			if len(problems) > 0 {
@@ -126,7 +126,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 					"status.allocated holds entries the pool cannot keep; they are dropped from the status")
 			}
 			built = p
-			ev = conditions.BuildSucceeded{Generation: obj.Generation}
+			ev = cacheready.BuildSucceeded{Generation: obj.Generation}
 		}
 	}
 	return nil
@@ -149,7 +149,7 @@ func (e *poolEntry) adopt(ctx context.Context, obj *v1alpha1.IPPool) error {
 // cacheSpecChanged reports whether the part of the spec the in-memory pool is
 // built from (IPPoolSpec.SpecText) differs; DHCP options, the network name
 // and lease time do not count, and neither does paused (the machine sees it
-// in PoolObserved).
+// in cacheready.Observed).
 func cacheSpecChanged(a, b v1alpha1.IPPoolSpec) bool {
 	return !reflect.DeepEqual(a.SpecText(), b.SpecText())
 }

@@ -5,7 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
@@ -17,7 +17,7 @@ type poolEntry struct {
 	mu  sync.Mutex
 	uid types.UID // a pool re-created under the same name gets a new entry
 
-	machine conditions.CacheMachine
+	machine cacheready.Machine
 
 	// obj and pool always describe the same persisted state: pool is
 	// restored from obj.Status.Allocated under obj's spec, and obj is the
@@ -49,7 +49,7 @@ func (e *poolEntry) dequeue() []*change {
 // ready reports whether claims may be served from the entry's pool: the
 // machine is Ready in this process and holds a cache.
 func (e *poolEntry) ready() bool {
-	return e.machine.State() == conditions.StateReady && e.pool != nil && e.obj != nil
+	return e.machine.State() == cacheready.StateReady && e.pool != nil && e.obj != nil
 }
 
 // poolCache holds one poolEntry per IPPool, for one epoch (one process).
@@ -78,7 +78,7 @@ func (c *poolCache) entry(key types.NamespacedName, uid types.UID) *poolEntry {
 	defer c.mu.Unlock()
 	e := c.entries[key]
 	if e == nil || e.uid != uid {
-		e = &poolEntry{uid: uid, machine: conditions.NewCacheMachine(c.epoch)}
+		e = &poolEntry{uid: uid, machine: cacheready.New(c.epoch)}
 		c.entries[key] = e
 	}
 	return e

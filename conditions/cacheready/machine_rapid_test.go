@@ -1,4 +1,4 @@
-package conditions
+package cacheready
 
 import (
 	"errors"
@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/vmnetkit/vmnetkit/conditions"
 )
 
-// cacheWorld is a small, plain model of everything around a CacheMachine: the
+// cacheWorld is a small, plain model of everything around a Machine: the
 // pool object (generation, which spec version each generation carries,
 // paused, deleting), its persisted status (conditions and the stored epoch),
 // and the local process (its cache and the builds it has running).
@@ -24,12 +26,12 @@ type cacheWorld struct {
 	deleting bool
 
 	// Its persisted status.
-	persisted   []Condition
+	persisted   []conditions.Condition
 	storedEpoch string
 
 	// The live process.
 	epochs  int
-	m       CacheMachine
+	m       Machine
 	cache   localCache
 	pending []int64 // generations of running builds
 	// inSync: the machine has observed the pool since the status was last
@@ -46,22 +48,22 @@ type localCache struct {
 
 func (w *cacheWorld) restart() {
 	w.epochs++
-	w.m = NewCacheMachine(fmt.Sprintf("epoch-%d", w.epochs))
+	w.m = New(fmt.Sprintf("epoch-%d", w.epochs))
 	w.cache, w.pending, w.inSync = localCache{}, nil, false
 }
 
-func (w *cacheWorld) observation() PoolObserved {
-	e := PoolObserved{Generation: w.gen, Paused: w.paused, Deleting: w.deleting, StoredEpoch: w.storedEpoch}
-	if c, ok := Find(w.persisted, CacheReadyType); ok {
+func (w *cacheWorld) observation() Observed {
+	e := Observed{Generation: w.gen, Paused: w.paused, Deleting: w.deleting, StoredEpoch: w.storedEpoch}
+	if c, ok := conditions.Find(w.persisted, Type); ok {
 		e.Stored = &c
 	}
 	return e
 }
 
 // deliver steps the machine and carries out its decision as an adapter does:
-// write the condition with Set and the epoch beside it, then drop or build.
+// write the condition with conditions.Set and the epoch beside it, then drop or build.
 // Half the events are passed by pointer, which Step must not tell apart.
-func (w *cacheWorld) deliver(t *rapid.T, e CacheEvent) {
+func (w *cacheWorld) deliver(t *rapid.T, e Event) {
 	ev := e
 	if rapid.Bool().Draw(t, "byPointer") {
 		ev = pointerTo(e)
@@ -70,9 +72,9 @@ func (w *cacheWorld) deliver(t *rapid.T, e CacheEvent) {
 	checkDecision(t, next, d)
 	w.clock = w.clock.Add(time.Duration(rapid.IntRange(0, 2500).Draw(t, "ms")) * time.Millisecond)
 	if d.Publish != nil {
-		before, had := Find(w.persisted, CacheReadyType)
-		w.persisted, _ = Set(w.persisted, *d.Publish, w.clock)
-		after, _ := Find(w.persisted, CacheReadyType)
+		before, had := conditions.Find(w.persisted, Type)
+		w.persisted, _ = conditions.Set(w.persisted, *d.Publish, w.clock)
+		after, _ := conditions.Find(w.persisted, Type)
 		want := before.LastTransitionTime
 		if !had || before.Status != after.Status {
 			want = w.clock.Truncate(time.Second)
@@ -88,7 +90,7 @@ func (w *cacheWorld) deliver(t *rapid.T, e CacheEvent) {
 	if d.Build {
 		w.pending = append(w.pending, next.Generation())
 	}
-	if _, ok := e.(PoolObserved); ok && next.State() != StateUnobserved {
+	if _, ok := e.(Observed); ok && next.State() != StateUnobserved {
 		w.inSync = true
 	}
 	w.m = next
@@ -103,9 +105,9 @@ func (w *cacheWorld) notifyGeneration(t *rapid.T) {
 
 func (w *cacheWorld) check(t *rapid.T) {
 	live := w.m.Epoch()
-	c, has := Find(w.persisted, CacheReadyType)
+	c, has := conditions.Find(w.persisted, Type)
 	if has {
-		if err := Validate(c); err != nil {
+		if err := conditions.Validate(c); err != nil {
 			t.Fatalf("persisted condition invalid: %v", err)
 		}
 	}
@@ -115,16 +117,16 @@ func (w *cacheWorld) check(t *rapid.T) {
 	// the issue asks for: it drops the cache and publishes nothing, so a
 	// reader must treat a pool being deleted as not ready.
 	gone := w.m.State() == StateGone
-	if has && c.Status == ConditionTrue && w.storedEpoch == live && !gone {
+	if has && c.Status == conditions.ConditionTrue && w.storedEpoch == live && !gone {
 		if !w.cache.built || w.cache.epoch != live || w.specOf[w.cache.gen] != w.specOf[c.ObservedGeneration] {
 			t.Fatalf("persisted True (generation %d, epoch %s) but local cache %+v", c.ObservedGeneration, live, w.cache)
 		}
 	}
-	// Safety, as a reader sees it: IsCacheReady for the pool's current
+	// Safety, as a reader sees it: IsReady for the pool's current
 	// generation means the live cache matches the current spec.
-	if ready, _ := IsCacheReady(w.persisted, w.gen, w.storedEpoch, live); ready && !gone {
+	if ready, _ := IsReady(w.persisted, w.gen, w.storedEpoch, live); ready && !gone {
 		if !w.cache.built || w.cache.epoch != live || w.specOf[w.cache.gen] != w.specOf[w.gen] {
-			t.Fatalf("IsCacheReady at generation %d but local cache %+v", w.gen, w.cache)
+			t.Fatalf("IsReady at generation %d but local cache %+v", w.gen, w.cache)
 		}
 	}
 	// Agreement: once observed, what is persisted is what the machine
@@ -135,8 +137,8 @@ func (w *cacheWorld) check(t *rapid.T) {
 		if !has || c != want || w.storedEpoch != live {
 			t.Fatalf("persisted %+v (epoch %q), machine in %v stands for %+v (epoch %q)", c, w.storedEpoch, st, want, live)
 		}
-		if ready, reason := IsCacheReady(w.persisted, w.m.Generation(), w.storedEpoch, live); ready != (st == StateReady) {
-			t.Fatalf("IsCacheReady = %v (%s) in state %v", ready, reason, st)
+		if ready, reason := IsReady(w.persisted, w.m.Generation(), w.storedEpoch, live); ready != (st == StateReady) {
+			t.Fatalf("IsReady = %v (%s) in state %v", ready, reason, st)
 		}
 	}
 	// Liveness: whatever happened, an observation followed by a successful
@@ -144,7 +146,7 @@ func (w *cacheWorld) check(t *rapid.T) {
 	m, d := w.m.Step(w.observation())
 	persisted, epoch := w.persisted, w.storedEpoch
 	if d.Publish != nil {
-		persisted, _ = Set(persisted, *d.Publish, w.clock)
+		persisted, _ = conditions.Set(persisted, *d.Publish, w.clock)
 		epoch = d.Epoch
 	}
 	if m.State() == StateNotBuilt && !d.Build {
@@ -152,10 +154,10 @@ func (w *cacheWorld) check(t *rapid.T) {
 	}
 	m, d = m.Step(BuildSucceeded{Generation: m.Generation()})
 	if d.Publish != nil {
-		persisted, _ = Set(persisted, *d.Publish, w.clock)
+		persisted, _ = conditions.Set(persisted, *d.Publish, w.clock)
 		epoch = d.Epoch
 	}
-	ready, reason := IsCacheReady(persisted, w.gen, epoch, live)
+	ready, reason := IsReady(persisted, w.gen, epoch, live)
 	switch {
 	case w.deleting:
 		if m.State() != StateGone {
@@ -167,18 +169,18 @@ func (w *cacheWorld) check(t *rapid.T) {
 		}
 	default:
 		if m.State() != StateReady || !ready {
-			t.Fatalf("observe + build success: machine ends %v, IsCacheReady %v (%s)", m.State(), ready, reason)
+			t.Fatalf("observe + build success: machine ends %v, IsReady %v (%s)", m.State(), ready, reason)
 		}
 	}
 }
 
-func TestCacheMachineInvariants(t *testing.T) {
+func TestMachineInvariants(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		w := &cacheWorld{clock: t0, gen: 1, specOf: map[int64]int{1: 1}}
-		// Other conditions share the slice; Set must leave them alone.
-		w.persisted, _ = Set(nil, Condition{Type: "Ready", Status: ConditionFalse, Reason: "Waiting"}, w.clock)
+		// Other conditions share the slice; conditions.Set must leave them alone.
+		w.persisted, _ = conditions.Set(nil, conditions.Condition{Type: "Ready", Status: conditions.ConditionFalse, Reason: "Waiting"}, w.clock)
 		w.restart()
-		maybe := func(t *rapid.T, e CacheEvent) {
+		maybe := func(t *rapid.T, e Event) {
 			if rapid.Bool().Draw(t, "notify") {
 				w.deliver(t, e)
 			}
@@ -202,18 +204,18 @@ func TestCacheMachineInvariants(t *testing.T) {
 			"notifyGeneration": func(t *rapid.T) { w.notifyGeneration(t) },
 			"pause": func(t *rapid.T) {
 				w.paused = true
-				maybe(t, PoolPaused{})
+				maybe(t, Paused{})
 			},
 			"resume": func(t *rapid.T) {
 				w.paused = false
-				maybe(t, PoolResumed{})
+				maybe(t, Resumed{})
 			},
 			"delete": func(t *rapid.T) {
 				if rapid.IntRange(0, 9).Draw(t, "rarely") != 0 {
 					t.Skip("deletion is final; keep it rare")
 				}
 				w.deleting = true
-				maybe(t, PoolDeleted{})
+				maybe(t, Deleted{})
 			},
 			"finishBuild": func(t *rapid.T) {
 				if len(w.pending) == 0 {
@@ -231,17 +233,17 @@ func TestCacheMachineInvariants(t *testing.T) {
 			},
 			"loseCache": func(t *rapid.T) {
 				w.cache = localCache{}
-				w.deliver(t, CacheDropped{})
+				w.deliver(t, Dropped{})
 			},
 			"restart": func(t *rapid.T) { w.restart() },
 			"wipeStatus": func(t *rapid.T) {
-				w.persisted, _ = Remove(w.persisted, CacheReadyType)
+				w.persisted, _ = conditions.Remove(w.persisted, Type)
 				w.storedEpoch = ""
 				w.inSync = false
 			},
 			"touchOtherCondition": func(t *rapid.T) {
-				st := rapid.SampledFrom([]Status{ConditionTrue, ConditionFalse}).Draw(t, "status")
-				w.persisted, _ = Set(w.persisted, Condition{Type: "Ready", Status: st, Reason: "Other"}, w.clock)
+				st := rapid.SampledFrom([]conditions.Status{conditions.ConditionTrue, conditions.ConditionFalse}).Draw(t, "status")
+				w.persisted, _ = conditions.Set(w.persisted, conditions.Condition{Type: "Ready", Status: st, Reason: "Other"}, w.clock)
 				if w.persisted[0].Type != "Ready" {
 					t.Fatalf("Set reordered conditions: %v", w.persisted)
 				}

@@ -1,4 +1,4 @@
-package conditions
+package cacheready
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/vmnetkit/vmnetkit/conditions"
 )
 
 // jsonRoundTrip is what the API server stores of s: encoding/json writes
@@ -26,15 +28,15 @@ func jsonRoundTrip(t testing.TB, s string) string {
 	return out
 }
 
-// storeConditions writes conds the way an adapter's status update does: Set,
+// storeConditions writes conds the way an adapter's status update does: conditions.Set,
 // then a JSON round trip through the API server.
-func storeConditions(t testing.TB, conds []Condition) []Condition {
+func storeConditions(t testing.TB, conds []conditions.Condition) []conditions.Condition {
 	t.Helper()
 	b, err := json.Marshal(conds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []Condition
+	var out []conditions.Condition
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -54,28 +56,28 @@ func TestBuildFailedMessageSurvivesJSONRoundTrip(t *testing.T) {
 		{"a stray byte", "restore: bad owner \xff in snapshot"},
 		{"a truncated sequence", "restore: owner \xe2\x82 cut"},
 		{"a surrogate encoded in UTF-8", "owner \xed\xa0\x80"},
-		{"invalid bytes past the length limit", strings.Repeat("a", MaxMessageLength-2) + "\xff\xff\xff"},
-		{"only invalid bytes, longer than the limit", strings.Repeat("\xc0", MaxMessageLength)},
+		{"invalid bytes past the length limit", strings.Repeat("a", conditions.MaxMessageLength-2) + "\xff\xff\xff"},
+		{"only invalid bytes, longer than the limit", strings.Repeat("\xc0", conditions.MaxMessageLength)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := NewCacheMachine(epochB)
-			var persisted []Condition
+			m := New(epochB)
+			var persisted []conditions.Condition
 			var epoch string
 			var published []string
-			step := func(e CacheEvent) {
-				var d CacheDecision
+			step := func(e Event) {
+				var d Decision
 				m, d = m.Step(e)
 				if d.Publish == nil {
 					return
 				}
 				published = append(published, d.Publish.Message)
-				persisted, _ = Set(persisted, *d.Publish, t0)
+				persisted, _ = conditions.Set(persisted, *d.Publish, t0)
 				persisted, epoch = storeConditions(t, persisted), d.Epoch
 			}
 			observe := func() {
-				e := PoolObserved{Generation: 3, StoredEpoch: epoch}
-				if c, ok := Find(persisted, CacheReadyType); ok {
+				e := Observed{Generation: 3, StoredEpoch: epoch}
+				if c, ok := conditions.Find(persisted, Type); ok {
 					e.Stored = &c
 				}
 				step(e)
@@ -92,42 +94,42 @@ func TestBuildFailedMessageSurvivesJSONRoundTrip(t *testing.T) {
 			}
 			slices.Sort(published)
 			for _, msg := range slices.Compact(published) {
-				if !utf8.ValidString(msg) || len(msg) > MaxMessageLength {
-					t.Errorf("published message is not valid UTF-8 within %d bytes: %d bytes, %q...", MaxMessageLength, len(msg), msg[:min(len(msg), 40)])
+				if !utf8.ValidString(msg) || len(msg) > conditions.MaxMessageLength {
+					t.Errorf("published message is not valid UTF-8 within %d bytes: %d bytes, %q...", conditions.MaxMessageLength, len(msg), msg[:min(len(msg), 40)])
 				}
 				if rt := jsonRoundTrip(t, msg); rt != msg {
 					t.Errorf("published message changes in a JSON round trip (-published +stored):\n%s", cmp.Diff(msg, rt))
 				}
 			}
-			c, _ := Find(persisted, CacheReadyType)
-			if want := truncateUTF8(jsonRoundTrip(t, tt.err), MaxMessageLength); c.Message != want {
+			c, _ := conditions.Find(persisted, Type)
+			if want := conditions.PublishableMessage(jsonRoundTrip(t, tt.err)); c.Message != want {
 				t.Errorf("stored message is not the error as JSON keeps it, truncated (-want +got):\n%s", cmp.Diff(want, c.Message))
 			}
 		})
 	}
 }
 
-// FuzzCacheMachineMessage checks that whatever a build error says, the
-// published message is valid UTF-8 within MaxMessageLength, is what a JSON
+// FuzzMachineMessage checks that whatever a build error says, the
+// published message is valid UTF-8 within conditions.MaxMessageLength, is what a JSON
 // round trip of the error keeps (truncated), and survives a round trip.
 // Messages at the length limit are TestBuildFailedMessageSurvivesJSONRoundTrip's
 // cases; the seeds stay short so that the fuzzer runs fast.
-func FuzzCacheMachineMessage(f *testing.F) {
+func FuzzMachineMessage(f *testing.F) {
 	f.Add("restore: bad snapshot")
 	f.Add("bad \xff owner")
 	f.Add("\xe2\x82")
 	f.Add("\xed\xa0\x80 surrogate")
 	f.Fuzz(func(t *testing.T, text string) {
-		m, _ := NewCacheMachine(epochB).Step(PoolObserved{Generation: 1})
+		m, _ := New(epochB).Step(Observed{Generation: 1})
 		_, d := m.Step(BuildFailed{Generation: 1, Err: errors.New(text)})
 		if d.Publish == nil {
 			t.Fatal("BuildFailed published nothing")
 		}
 		msg := d.Publish.Message
-		if !utf8.ValidString(msg) || len(msg) > MaxMessageLength {
+		if !utf8.ValidString(msg) || len(msg) > conditions.MaxMessageLength {
 			t.Fatalf("message of %d bytes, valid UTF-8 %v", len(msg), utf8.ValidString(msg))
 		}
-		if want := truncateUTF8(jsonRoundTrip(t, text), MaxMessageLength); msg != want {
+		if want := conditions.PublishableMessage(jsonRoundTrip(t, text)); msg != want {
 			t.Fatalf("message %q, want %q", msg, want)
 		}
 		if rt := jsonRoundTrip(t, msg); rt != msg {

@@ -1,4 +1,4 @@
-package conditions
+package cacheready
 
 import (
 	"errors"
@@ -10,35 +10,37 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/vmnetkit/vmnetkit/conditions"
 )
 
-// everyCacheEvent holds one value of each CacheEvent implementation, with
+// everyEvent holds one value of each Event implementation, with
 // fields that make a difference in some state.
-var everyCacheEvent = []CacheEvent{
-	PoolObserved{Generation: 3, Stored: stored(ConditionTrue, 3, ReasonCacheBuilt, msgBuiltB), StoredEpoch: epochA},
+var everyEvent = []Event{
+	Observed{Generation: 3, Stored: stored(conditions.ConditionTrue, 3, ReasonCacheBuilt, msgBuiltB), StoredEpoch: epochA},
 	BuildSucceeded{Generation: 3},
 	BuildFailed{Generation: 3, Err: errors.New("restore: bad snapshot")},
 	GenerationChanged{Generation: 4, SpecChanged: true},
-	CacheDropped{},
-	PoolPaused{},
-	PoolResumed{},
-	PoolDeleted{},
+	Dropped{},
+	Paused{},
+	Resumed{},
+	Deleted{},
 }
 
 // pointerTo returns a pointer to a copy of the event e holds.
-func pointerTo(e CacheEvent) CacheEvent {
+func pointerTo(e Event) Event {
 	p := reflect.New(reflect.TypeOf(e))
 	p.Elem().Set(reflect.ValueOf(e))
-	return p.Interface().(CacheEvent)
+	return p.Interface().(Event)
 }
 
 // nilPointerTo returns a nil pointer of the type of e's pointer.
-func nilPointerTo(e CacheEvent) CacheEvent {
-	return reflect.Zero(reflect.PointerTo(reflect.TypeOf(e))).Interface().(CacheEvent)
+func nilPointerTo(e Event) Event {
+	return reflect.Zero(reflect.PointerTo(reflect.TypeOf(e))).Interface().(Event)
 }
 
 // TestCacheEventPointersStepLikeValues protects adapters that pass events by
-// pointer: a pointer satisfies the sealed CacheEvent (its method set holds the
+// pointer: a pointer satisfies the sealed Event (its method set holds the
 // value's), so Step must treat it as the value it points to, and a nil one as
 // a nil event, never drop it silently.
 func TestCacheEventPointersStepLikeValues(t *testing.T) {
@@ -53,11 +55,11 @@ func TestCacheEventPointersStepLikeValues(t *testing.T) {
 		{"paused", toPaused},
 	}
 	for _, mc := range machines {
-		m := NewCacheMachine(epochB)
+		m := New(epochB)
 		for _, s := range mc.steps {
 			m, _ = m.Step(s.event)
 		}
-		for _, e := range everyCacheEvent {
+		for _, e := range everyEvent {
 			t.Run(mc.name+"/"+reflect.TypeOf(e).Name(), func(t *testing.T) {
 				wantM, wantD := m.Step(e)
 				gotM, gotD := m.Step(pointerTo(e))
@@ -68,7 +70,7 @@ func TestCacheEventPointersStepLikeValues(t *testing.T) {
 					t.Errorf("Step(&%T) = machine %+v, Step(%T) = %+v", e, gotM, e, wantM)
 				}
 				nilM, nilD := m.Step(nilPointerTo(e))
-				if nilM != m || nilD != (CacheDecision{}) {
+				if nilM != m || nilD != (Decision{}) {
 					t.Errorf("Step((*%T)(nil)) = %+v, %+v; want the machine unchanged and no decision", e, nilM, nilD)
 				}
 			})
@@ -76,17 +78,17 @@ func TestCacheEventPointersStepLikeValues(t *testing.T) {
 	}
 
 	// The regression as reported: a pointer observation builds the cache.
-	m, d := NewCacheMachine("e1").Step(&PoolObserved{Generation: 1})
+	m, d := New("e1").Step(&Observed{Generation: 1})
 	if m.State() != StateNotBuilt || !d.Build || d.Publish == nil {
-		t.Errorf("Step(&PoolObserved{Generation: 1}) = state %v, decision %+v; want NotBuilt, a build and a publish", m.State(), d)
+		t.Errorf("Step(&Observed{Generation: 1}) = state %v, decision %+v; want NotBuilt, a build and a publish", m.State(), d)
 	}
 }
 
-// TestEveryCacheEventIsCovered keeps everyCacheEvent (and with it the pointer
+// TestEveryEventIsCovered keeps everyEvent (and with it the pointer
 // test above) in step with the sealed set: every type of the package with a
 // cacheEvent method is listed.
-func TestEveryCacheEventIsCovered(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "cache_events.go", nil, 0)
+func TestEveryEventIsCovered(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "events.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,12 +106,12 @@ func TestEveryCacheEventIsCovered(t *testing.T) {
 		}
 	}
 	var listed []string
-	for _, e := range everyCacheEvent {
+	for _, e := range everyEvent {
 		listed = append(listed, reflect.TypeOf(e).Name())
 	}
 	slices.Sort(sealed)
 	slices.Sort(listed)
 	if diff := cmp.Diff(sealed, listed); diff != "" {
-		t.Errorf("everyCacheEvent does not list the sealed set (-want +got):\n%s", diff)
+		t.Errorf("everyEvent does not list the sealed set (-want +got):\n%s", diff)
 	}
 }

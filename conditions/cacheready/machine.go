@@ -1,13 +1,17 @@
-package conditions
+package cacheready
 
-import "fmt"
+import (
+	"fmt"
 
-// CacheMachine decides the CacheReady condition of one pool whose cache a
-// controller rebuilds in memory, and when to build or drop that cache. It is
+	"github.com/vmnetkit/vmnetkit/conditions"
+)
+
+// Machine decides the CacheReady condition of one object (an address pool,
+// say) whose cache a controller rebuilds in memory, and when to build or drop that cache. It is
 // a value: Step returns a new machine and leaves the receiver unchanged, so
 // a machine can be copied, compared with == and kept in a map. Create one
-// per pool per process with NewCacheMachine; the zero value is a machine
-// with the empty epoch, whose True IsCacheReady never accepts.
+// per object per process with New; the zero value is a machine
+// with the empty epoch, whose True IsReady never accepts.
 //
 // The epoch names the running process. It is published beside the condition
 // (the adapter stores it in the object's status) and is what stops a
@@ -15,23 +19,23 @@ import "fmt"
 //
 // Rules, in the order Step applies them:
 //
-//   - Nothing is published before the first PoolObserved. That observation
+//   - Nothing is published before the first Observed. That observation
 //     publishes False and asks for a build: reason OwnerRestarted when a
 //     stored condition was written by another epoch, whatever its status;
 //     NotInitialized when there is none or it carries this epoch (a second
-//     machine for the same pool in one process does not trust the first).
-//     A paused pool is published False/Paused instead; a pool being deleted
+//     machine for the same object in one process does not trust the first).
+//     A paused object is published False/Paused instead; an object being deleted
 //     goes to Gone.
 //   - True is published only when a build for Generation() succeeded in
 //     this machine (BuildSucceeded while NotBuilt or Failed), and is kept
 //     through generation changes that leave the cache-relevant spec alone
 //     (GenerationChanged with SpecChanged false: only ObservedGeneration
-//     moves, Set keeps the transition time).
-//   - A PoolObserved with a higher generation than the machine has seen is
+//     moves, conditions.Set keeps the transition time).
+//   - A Observed with a higher generation than the machine has seen is
 //     treated as a spec change (the machine cannot tell): from Ready it
 //     publishes False/SpecChanged and asks for a rebuild. An adapter that
 //     knows the cache-relevant spec did not change sends GenerationChanged
-//     first. A PoolObserved or GenerationChanged with a lower generation
+//     first. A Observed or GenerationChanged with a lower generation
 //     than the machine has seen is stale and ignored; so is one with a
 //     negative generation.
 //   - A BuildSucceeded for a generation other than Generation() (an older
@@ -45,97 +49,97 @@ import "fmt"
 //   - BuildFailed for Generation() publishes False/BuildFailed with the
 //     error as message: each byte that is not valid UTF-8 replaced by
 //     U+FFFD, as encoding/json (and so the API server) stores it, then
-//     truncated to MaxMessageLength, so that the stored condition reads back
+//     truncated to conditions.MaxMessageLength, so that the stored condition reads back
 //     equal and a retry failing the same way writes nothing. The next
-//     PoolObserved is the retry: it asks for a build and keeps the
+//     Observed is the retry: it asks for a build and keeps the
 //     condition until the outcome is known. A failure in Ready leaves the
 //     (intact) cache Ready.
-//   - PoolPaused, or a PoolObserved with Paused, publishes False/Paused and
-//     drops the cache; PoolResumed, or a PoolObserved without Paused, in
+//   - Paused, or a Observed with Paused, publishes False/Paused and
+//     drops the cache; Resumed, or a Observed without Paused, in
 //     Paused publishes False/Building and asks for a build.
-//   - CacheDropped in Ready publishes False/CacheDropped and asks for a
+//   - Dropped in Ready publishes False/CacheDropped and asks for a
 //     build; while NotBuilt it asks again.
-//   - PoolDeleted, or a PoolObserved with Deleting, goes to Gone, drops the
+//   - Deleted, or a Observed with Deleting, goes to Gone, drops the
 //     cache and publishes nothing. Every event after Gone is ignored; forget
-//     the machine (a pool re-created under the same name needs a new one).
+//     the machine (an object re-created under the same name needs a new one).
 //   - The published condition always carries Generation() as
 //     ObservedGeneration. A condition is published only when it differs
-//     from what the machine last published, or, on PoolObserved, from what
-//     is stored (Status, ObservedGeneration, Reason, Message, or the stored
+//     from what the machine last published, or, on Observed, from what
+//     is stored (conditions.Status, ObservedGeneration, Reason, Message, or the stored
 //     epoch), so a lost or overwritten status write is repaired at the next
 //     observation.
-//   - Build is level-triggered: every PoolObserved while NotBuilt asks
+//   - Build is level-triggered: every Observed while NotBuilt asks
 //     again. An adapter that builds in the background runs one build at a
 //     time and reports each with the generation it built.
-type CacheMachine struct {
+type Machine struct {
 	epoch   string
-	state   CacheState
+	state   State
 	gen     int64
 	reason  string // of the condition in the current state
 	message string
 	// published is the condition (without time) the machine believes is
 	// stored with its epoch; valid when havePublished.
-	published     Condition
+	published     conditions.Condition
 	havePublished bool
 }
 
-// NewCacheMachine returns a machine in StateUnobserved for the process
+// New returns a machine in StateUnobserved for the process
 // identified by epoch, a non-empty ID unique to the process (random at
 // start; fixed in tests). It does not allocate.
-func NewCacheMachine(epoch string) CacheMachine {
-	return CacheMachine{epoch: epoch}
+func New(epoch string) Machine {
+	return Machine{epoch: epoch}
 }
 
 // State returns the machine's state.
-func (m CacheMachine) State() CacheState { return m.state }
+func (m Machine) State() State { return m.state }
 
 // Epoch returns the epoch the machine was created with.
-func (m CacheMachine) Epoch() string { return m.epoch }
+func (m Machine) Epoch() string { return m.epoch }
 
-// Generation returns the pool generation the machine last saw; 0 before the
-// first PoolObserved.
-func (m CacheMachine) Generation() int64 { return m.gen }
+// Generation returns the object generation the machine last saw; 0 before the
+// first Observed.
+func (m Machine) Generation() int64 { return m.gen }
 
-// Condition returns the CacheReady condition the machine stands for, with a
+// conditions.Condition returns the CacheReady condition the machine stands for, with a
 // zero LastTransitionTime, and true; or false in StateUnobserved and
 // StateGone, where it publishes nothing.
-func (m CacheMachine) Condition() (Condition, bool) {
+func (m Machine) Condition() (conditions.Condition, bool) {
 	switch m.state {
 	case StateUnobserved, StateGone:
-		return Condition{}, false
+		return conditions.Condition{}, false
 	}
-	st := ConditionFalse
+	st := conditions.ConditionFalse
 	if m.state == StateReady {
-		st = ConditionTrue
+		st = conditions.ConditionTrue
 	}
-	return Condition{
-		Type:               CacheReadyType,
+	return conditions.Condition{
+		Type:               Type,
 		Status:             st,
 		ObservedGeneration: m.gen,
 		Reason:             m.reason,
-		Message:            PublishableMessage(m.message),
+		Message:            conditions.PublishableMessage(m.message),
 	}, true
 }
 
 // Step applies e and returns the next machine and what to do; see
-// CacheMachine for the rules. A pointer to an event is applied as the event
+// Machine for the rules. A pointer to an event is applied as the event
 // it points to; a nil event or nil pointer is ignored. An ignored event
-// returns m unchanged and the zero CacheDecision. Step never panics,
+// returns m unchanged and the zero Decision. Step never panics,
 // whatever the event holds.
-func (m CacheMachine) Step(e CacheEvent) (CacheMachine, CacheDecision) {
+func (m Machine) Step(e Event) (Machine, Decision) {
 	if m.state == StateGone {
-		return m, CacheDecision{}
+		return m, Decision{}
 	}
 	e = eventValue(e)
 	n := m
 	var (
-		d  CacheDecision
+		d  Decision
 		ok bool
 	)
 	switch e := e.(type) {
-	case PoolObserved:
+	case Observed:
 		if d, ok = n.observe(e); !ok {
-			return m, CacheDecision{}
+			return m, Decision{}
 		}
 		n.publishAgainst(&d, e.Stored, e.StoredEpoch)
 		return n, d
@@ -145,22 +149,22 @@ func (m CacheMachine) Step(e CacheEvent) (CacheMachine, CacheDecision) {
 		d, ok = n.failed(e)
 	case GenerationChanged:
 		d, ok = n.generationChanged(e)
-	case CacheDropped:
+	case Dropped:
 		d, ok = n.dropped()
-	case PoolPaused:
+	case Paused:
 		if ok = n.hasCache(); ok {
 			d = n.pause()
 		}
-	case PoolResumed:
+	case Resumed:
 		ok = n.state == StatePaused
 		if ok {
 			d = n.toBuild(ReasonBuilding, "the pool was resumed; rebuilding the cache")
 		}
-	case PoolDeleted:
+	case Deleted:
 		d, ok = n.delete(), true
 	}
 	if !ok {
-		return m, CacheDecision{}
+		return m, Decision{}
 	}
 	if n.havePublished {
 		n.publishAgainst(&d, &n.published, n.epoch)
@@ -171,13 +175,13 @@ func (m CacheMachine) Step(e CacheEvent) (CacheMachine, CacheDecision) {
 }
 
 // hasCache reports whether the adapter may hold a cache the machine asked for.
-func (m *CacheMachine) hasCache() bool {
+func (m *Machine) hasCache() bool {
 	return m.state == StateNotBuilt || m.state == StateReady || m.state == StateFailed
 }
 
-func (m *CacheMachine) observe(e PoolObserved) (CacheDecision, bool) {
+func (m *Machine) observe(e Observed) (Decision, bool) {
 	if e.Generation < 0 || (m.state != StateUnobserved && e.Generation < m.gen) {
-		return CacheDecision{}, false
+		return Decision{}, false
 	}
 	if e.Deleting {
 		return m.delete(), true
@@ -189,7 +193,7 @@ func (m *CacheMachine) observe(e PoolObserved) (CacheDecision, bool) {
 		switch {
 		case e.Paused:
 			m.state, m.reason, m.message = StatePaused, ReasonPaused, pausedMessage
-			return CacheDecision{}, true
+			return Decision{}, true
 		case e.Stored != nil && e.StoredEpoch != m.epoch:
 			return m.toBuild(ReasonOwnerRestarted, fmt.Sprintf(
 				"the condition was written by epoch %q; this process (epoch %q) rebuilds the cache",
@@ -199,7 +203,7 @@ func (m *CacheMachine) observe(e PoolObserved) (CacheDecision, bool) {
 		}
 	case StatePaused:
 		if e.Paused {
-			return CacheDecision{}, true
+			return Decision{}, true
 		}
 		return m.toBuild(ReasonBuilding, "the pool was resumed; rebuilding the cache"), true
 	}
@@ -211,23 +215,23 @@ func (m *CacheMachine) observe(e PoolObserved) (CacheDecision, bool) {
 		if newer {
 			return m.toBuild(ReasonSpecChanged, specChangedMessage(m.gen)), true
 		}
-		return CacheDecision{}, true
+		return Decision{}, true
 	default: // NotBuilt, or Failed: this observation is the retry
 		return m.toBuild(m.reason, m.message), true
 	}
 }
 
-func (m *CacheMachine) succeeded(e BuildSucceeded) (CacheDecision, bool) {
+func (m *Machine) succeeded(e BuildSucceeded) (Decision, bool) {
 	switch m.state {
 	case StateUnobserved:
-		return CacheDecision{}, false
+		return Decision{}, false
 	case StatePaused:
-		return CacheDecision{Drop: true}, true
+		return Decision{Drop: true}, true
 	}
 	if e.Generation == m.gen {
 		m.state, m.reason = StateReady, ReasonCacheBuilt
 		m.message = fmt.Sprintf("the cache was built by epoch %q", m.epoch)
-		return CacheDecision{}, true
+		return Decision{}, true
 	}
 	if m.state == StateReady {
 		return m.toBuild(ReasonBuilding, fmt.Sprintf(
@@ -236,66 +240,66 @@ func (m *CacheMachine) succeeded(e BuildSucceeded) (CacheDecision, bool) {
 	return m.toBuild(m.reason, m.message), true
 }
 
-func (m *CacheMachine) failed(e BuildFailed) (CacheDecision, bool) {
+func (m *Machine) failed(e BuildFailed) (Decision, bool) {
 	switch {
 	case m.state == StateNotBuilt && e.Generation != m.gen:
 		return m.toBuild(m.reason, m.message), true
 	case (m.state == StateNotBuilt || m.state == StateFailed) && e.Generation == m.gen:
 		m.state, m.reason, m.message = StateFailed, ReasonBuildFailed, errorText(e.Err)
-		return CacheDecision{}, true
+		return Decision{}, true
 	}
-	return CacheDecision{}, false
+	return Decision{}, false
 }
 
-func (m *CacheMachine) generationChanged(e GenerationChanged) (CacheDecision, bool) {
+func (m *Machine) generationChanged(e GenerationChanged) (Decision, bool) {
 	if m.state == StateUnobserved || e.Generation <= m.gen {
-		return CacheDecision{}, false
+		return Decision{}, false
 	}
 	m.gen = e.Generation
 	switch {
 	case m.state == StatePaused:
-		return CacheDecision{}, true
+		return Decision{}, true
 	case e.SpecChanged && m.hasCache():
 		return m.toBuild(ReasonSpecChanged, specChangedMessage(m.gen)), true
 	case m.state == StateNotBuilt:
 		return m.toBuild(m.reason, m.message), true
 	}
-	return CacheDecision{}, true // Ready or Failed with the same spec
+	return Decision{}, true // Ready or Failed with the same spec
 }
 
-func (m *CacheMachine) dropped() (CacheDecision, bool) {
+func (m *Machine) dropped() (Decision, bool) {
 	switch m.state {
 	case StateReady:
 		return m.toBuild(ReasonCacheDropped, "the local cache was dropped; rebuilding"), true
 	case StateNotBuilt:
 		return m.toBuild(m.reason, m.message), true
 	}
-	return CacheDecision{}, false
+	return Decision{}, false
 }
 
 // pause moves to Paused from NotBuilt, Ready or Failed.
-func (m *CacheMachine) pause() CacheDecision {
+func (m *Machine) pause() Decision {
 	m.state, m.reason, m.message = StatePaused, ReasonPaused, pausedMessage
-	return CacheDecision{Drop: true}
+	return Decision{Drop: true}
 }
 
-func (m *CacheMachine) delete() CacheDecision {
+func (m *Machine) delete() Decision {
 	drop := m.hasCache()
 	m.state, m.reason, m.message = StateGone, "", ""
-	m.published, m.havePublished = Condition{}, false
-	return CacheDecision{Drop: drop}
+	m.published, m.havePublished = conditions.Condition{}, false
+	return Decision{Drop: drop}
 }
 
 // toBuild moves to NotBuilt with the given reason and asks for a build.
-func (m *CacheMachine) toBuild(reason, message string) CacheDecision {
+func (m *Machine) toBuild(reason, message string) Decision {
 	m.state, m.reason, m.message = StateNotBuilt, reason, message
-	return CacheDecision{Build: true}
+	return Decision{Build: true}
 }
 
 // publishAgainst sets d.Publish when the machine's condition differs from
 // base (what is stored, or was last published) or base's epoch is not the
 // machine's, and records the condition as published.
-func (m *CacheMachine) publishAgainst(d *CacheDecision, base *Condition, baseEpoch string) {
+func (m *Machine) publishAgainst(d *Decision, base *conditions.Condition, baseEpoch string) {
 	want, ok := m.Condition()
 	if !ok {
 		return
@@ -308,7 +312,7 @@ func (m *CacheMachine) publishAgainst(d *CacheDecision, base *Condition, baseEpo
 	m.published, m.havePublished = want, true
 }
 
-func sameExceptTime(a, b Condition) bool {
+func sameExceptTime(a, b conditions.Condition) bool {
 	return a.Type == b.Type && a.Status == b.Status && a.ObservedGeneration == b.ObservedGeneration &&
 		a.Reason == b.Reason && a.Message == b.Message
 }
@@ -320,7 +324,7 @@ func specChangedMessage(gen int64) string {
 }
 
 // errorText is err's message for a condition: valid UTF-8, bounded in length
-// (see PublishableMessage), and never a panic, even from an Error method that
+// (see conditions.PublishableMessage), and never a panic, even from an Error method that
 // dereferences a nil receiver.
 func errorText(err error) (text string) {
 	const fallback = "the cache build failed"
@@ -332,5 +336,5 @@ func errorText(err error) (text string) {
 			text = fallback + " (its error could not be printed)"
 		}
 	}()
-	return PublishableMessage(err.Error())
+	return conditions.PublishableMessage(err.Error())
 }

@@ -1,10 +1,12 @@
-package conditions
+package cacheready
 
-// IsCacheReady is the reader-side check of a CacheReady condition: it reports
+import "github.com/vmnetkit/vmnetkit/conditions"
+
+// IsReady is the reader-side check of a CacheReady condition: it reports
 // true, with reason CacheBuilt, only when conds holds a CacheReady that is
 // True, was written by the live epoch (storedEpoch, stored beside the
 // condition, equals liveEpoch, which is not empty) and observed generation,
-// the pool's current one. Anything else reads as not ready, with the first
+// the object's current one. Anything else reads as not ready, with the first
 // reason that applies:
 //
 //   - NotInitialized: there is no CacheReady condition;
@@ -14,17 +16,17 @@ package conditions
 //     empty), so by a process whose cache no longer exists;
 //   - StaleGeneration: True, but for another generation.
 //
-// It cannot see deletion: a CacheMachine drops the cache of a pool being
-// deleted without publishing anything, so a reader treats a pool with a
+// It cannot see deletion: a Machine drops the cache of an object being
+// deleted without publishing anything, so a reader treats an object with a
 // deletion timestamp as not ready on its own. It does not allocate.
-func IsCacheReady(conds []Condition, generation int64, storedEpoch, liveEpoch string) (ready bool, reason string) {
-	c, ok := Find(conds, CacheReadyType)
+func IsReady(conds []conditions.Condition, generation int64, storedEpoch, liveEpoch string) (ready bool, reason string) {
+	c, ok := conditions.Find(conds, Type)
 	switch {
 	case !ok:
 		return false, ReasonNotInitialized
-	case c.Status == ConditionFalse || c.Status == ConditionUnknown:
+	case c.Status == conditions.ConditionFalse || c.Status == conditions.ConditionUnknown:
 		return false, usableReason(c.Reason)
-	case c.Status != ConditionTrue:
+	case c.Status != conditions.ConditionTrue:
 		return false, ReasonNotReady
 	case liveEpoch == "" || storedEpoch != liveEpoch:
 		return false, ReasonOwnerRestarted
@@ -36,7 +38,7 @@ func IsCacheReady(conds []Condition, generation int64, storedEpoch, liveEpoch st
 
 // usableReason returns r if it is a valid condition reason, else NotReady.
 func usableReason(r string) string {
-	if r == "" || len(r) > MaxReasonLength || !isReason(r) {
+	if !conditions.ValidReason(r) {
 		return ReasonNotReady
 	}
 	return r
