@@ -391,7 +391,7 @@ func TestMachineAccessors(t *testing.T) {
 	}
 }
 
-func TestIsCacheReady(t *testing.T) {
+func TestIsReady(t *testing.T) {
 	trueAt := func(gen int64) []conditions.Condition {
 		return []conditions.Condition{cond("Other", conditions.ConditionTrue, 1, t0, "X", ""), *stored(conditions.ConditionTrue, gen, ReasonCacheBuilt, "")}
 	}
