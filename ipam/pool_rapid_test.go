@@ -14,13 +14,20 @@ import (
 )
 
 // TestPoolMatchesModel drives a Pool and the model with the same random
-// actions and checks after every step that they agree.
+// actions and checks after every step that they agree. Half the pools
+// narrow their owner index's hash to two bits, so that nearly every owner
+// collides and the index keeps most of them by string.
 func TestPoolMatchesModel(t *testing.T) {
+	collided := 0 // steps with a colliding owner kept by string
 	rapid.Check(t, func(t *rapid.T) {
 		spec := genSpec(t)
 		p, err := New(spec)
 		if err != nil {
 			t.Fatalf("New(%+v): %v", spec, err)
+		}
+		narrow := rapid.Bool().Draw(t, "narrow-owner-hash")
+		if narrow {
+			narrowOwnerHash(p)
 		}
 		m := newModel(spec)
 		fresh := 0 // names the owners of "Allocate many"
@@ -113,6 +120,9 @@ func TestPoolMatchesModel(t *testing.T) {
 					t.Fatalf("Restore(Snapshot()) = %v, %v", problems, err)
 				}
 				p = q
+				if narrow {
+					narrowOwnerHash(p)
+				}
 				m.restored()
 			},
 			"ParseAllocated(FormatAllocated(Snapshot()))": func(t *rapid.T) {
@@ -129,6 +139,9 @@ func TestPoolMatchesModel(t *testing.T) {
 					t.Fatalf("Restore(ParseAllocated()) = %v, %v", problems, err)
 				}
 				p = q
+				if narrow {
+					narrowOwnerHash(p)
+				}
 				m.restored()
 			},
 			"JSON round trip of Snapshot()": func(t *rapid.T) {
@@ -161,6 +174,9 @@ func TestPoolMatchesModel(t *testing.T) {
 				}
 			},
 			"": func(t *rapid.T) {
+				if len(p.owners.more) > 0 {
+					collided++
+				}
 				checkInvariants(t, p, m)
 				if err := checkTree(&p.t); err != nil {
 					t.Fatal(err)
@@ -168,6 +184,20 @@ func TestPoolMatchesModel(t *testing.T) {
 			},
 		})
 	})
+	if collided == 0 {
+		t.Fatal("no owner ever collided: the owner index's collision path went untested")
+	}
+}
+
+// narrowOwnerHash rebuilds p's owner index with its hash cut to two bits.
+func narrowOwnerHash(p *Pool) {
+	x := newOwnerIndex(p.l.max, p.Len())
+	x.mask = 3
+	for a, owner := range p.All() {
+		o, _ := p.l.offset(a)
+		x.set(owner, o)
+	}
+	p.owners = x
 }
 
 func checkInvariants(t *rapid.T, p *Pool, m *model) {
