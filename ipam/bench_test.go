@@ -335,16 +335,11 @@ func BenchmarkMillion(b *testing.B) {
 		}
 		spec := Spec{Prefix: netip.MustParsePrefix(prefix)}
 		b.Run(name+"/pool", func(b *testing.B) {
-			retained := retainedPerAlloc(b, spec, n)
+			retained := retainedBy(b, n, func(owner func(int) string) { keep = fillDense(b, spec, n, owner) })
 			owners := macs(n)
 			m := newMeter(b)
 			for range b.N {
-				p, _ := New(spec)
-				for _, o := range owners {
-					if _, err := p.Allocate(o); err != nil {
-						b.Fatal(err)
-					}
-				}
+				fillDense(b, spec, n, func(i int) string { return owners[i] })
 			}
 			m.report(n)
 			b.ReportMetric(retained, "retained-B/alloc") // after the loop: b.ResetTimer drops metrics
@@ -352,22 +347,16 @@ func BenchmarkMillion(b *testing.B) {
 	}
 }
 
-// retainedPerAlloc returns the heap a pool with n fresh 17-byte owners
-// retains, per allocation.
-func retainedPerAlloc(b *testing.B, spec Spec, n int) float64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
+// fillDense returns a pool of spec with the owners 0 to n-1 allocated in
+// order (Lowest).
+func fillDense(b *testing.B, spec Spec, n int, owner func(int) string) *Pool {
 	p, _ := New(spec)
 	for i := range n {
-		if _, err := p.Allocate(mac(i)); err != nil {
+		if _, err := p.Allocate(owner(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(p)
-	return float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+	return p
 }
 
 // scatteredN is the number of owners of BenchmarkScattered: 1,000,000, or
@@ -416,23 +405,10 @@ func BenchmarkScattered(b *testing.B) {
 	owners := macs(n)
 	b.Run("v6-64/dense", func(b *testing.B) {
 		spec := Spec{Prefix: netip.MustParsePrefix("2001:db8::/64")}
-		retained := retainedBy(b, n, func(owner func(int) string) {
-			p, _ := New(spec)
-			for i := range n {
-				if _, err := p.Allocate(owner(i)); err != nil {
-					b.Fatal(err)
-				}
-			}
-			keep = p
-		})
+		retained := retainedBy(b, n, func(owner func(int) string) { keep = fillDense(b, spec, n, owner) })
 		m := newMeter(b)
 		for range b.N {
-			p, _ := New(spec)
-			for _, o := range owners {
-				if _, err := p.Allocate(o); err != nil {
-					b.Fatal(err)
-				}
-			}
+			fillDense(b, spec, n, func(i int) string { return owners[i] })
 		}
 		m.report(n)
 		b.ReportMetric(retained, "retained-B/alloc")
