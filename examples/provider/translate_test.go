@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"encoding/json"
 	"errors"
 	"net/netip"
 	"strings"
@@ -321,6 +322,20 @@ func TestProvisionedConditionLongMessage(t *testing.T) {
 	}
 	if want := strings.Repeat("é", conditions.MaxMessageLength/2); c.Message != want {
 		t.Errorf("message not cut to %d bytes on a rune boundary: ...%q", conditions.MaxMessageLength, c.Message[len(c.Message)-10:])
+	}
+}
+
+// A spec value with invalid UTF-8 gives a message that the API server's JSON
+// stores unchanged, so the next observation compares equal and writes nothing.
+func TestProvisionedConditionMessageSurvivesJSON(t *testing.T) {
+	c := ProvisionedCondition(readiness.Verdict{Reason: readiness.ReasonInvalidNetworkSpec, Message: "nic 0: bad \xff mac"}, 1)
+	b, err := json.Marshal(c.Message)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back string
+	if err := json.Unmarshal(b, &back); err != nil || back != c.Message {
+		t.Fatalf("message %q came back from JSON as %q (%v)", c.Message, back, err)
 	}
 }
 
