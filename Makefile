@@ -10,12 +10,12 @@ test:
 
 # unit runs the tests that need no kube-apiserver/etcd, no network namespace
 # and no root: the root module, and the examples packages whose tests are pure
-# (the operator's API types, kubebridge, the quickstart, the DHCP agent
+# (the shared command flags, the operator's API types, kubebridge, the quickstart, the DHCP agent
 # command's flag checks). Not part of it: examples/operator and
 # examples/operator/controller, examples/provider and examples/internal/kubetest
 # (they start kube-apiserver and etcd), examples/dhcpagent/agent (network
 # namespaces, as root). Fuzz seeds run, fuzzing does not; no -race.
-UNIT_EXAMPLES = ./kubebridge ./operator/api/... ./quickstart ./dhcpagent
+UNIT_EXAMPLES = ./internal/command ./kubebridge ./operator/api/... ./quickstart ./dhcpagent
 unit:
 	GOWORK=off go test -count=1 ./...
 	cd examples && GOWORK=off go test -count=1 $(UNIT_EXAMPLES)
