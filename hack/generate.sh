@@ -6,6 +6,8 @@
 #   examples/operator/api/v1alpha1/zz_generated.deepcopy.go   deep copies
 #   examples/operator/config/crd/*.yaml                        IPPool, VMNetworkConfig CRDs
 #   examples/operator/config/rbac/role.yaml                    the operator's ClusterRole
+#   examples/provider/api/v1alpha1/zz_generated.deepcopy.go   deep copies
+#   examples/provider/config/crd/*.yaml                        VMMachine CRD
 #
 #   hack/generate.sh           rewrite those files in the working tree
 #   hack/generate.sh -check    change nothing; fail, showing the diff, when a
@@ -51,6 +53,7 @@ api() {
 	targets+=("examples/$1/zz_generated.deepcopy.go" "examples/$2")
 }
 api operator/api/v1alpha1 operator/config/crd
+api provider/api/v1alpha1 provider/config/crd
 
 gen rbac:roleName=vmnetkit-operator paths=./operator/controller/... \
 	output:rbac:dir="$out/examples/operator/config/rbac"

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
+	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
 )
 
 // One kube-apiserver serves every test that needs one; it starts with the
@@ -42,21 +43,21 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// testScheme knows the core types and VMMachine.
+// testScheme knows the core types and infrav1.VMMachine.
 func testScheme(t testing.TB) *runtime.Scheme {
 	t.Helper()
 	s := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	if err := AddToScheme(s); err != nil {
+	if err := infrav1.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
 // kube returns the shared API server's config and a direct (uncached)
-// client, starting the server with the VMMachine CRD on first use, and a
+// client, starting the server with the infrav1.VMMachine CRD on first use, and a
 // fresh namespace for the test.
 func kube(t *testing.T) (*rest.Config, client.Client, string) {
 	t.Helper()
@@ -116,7 +117,7 @@ func (w world) adapter(clock *fakeClock) (*Reconciler, *atomic.Int64) {
 	return &Reconciler{Client: countingClient{w.c, writes}, Now: clock.Now}, writes
 }
 
-func (w world) createMachine(name string, devices []NetworkDevice) *VMMachine {
+func (w world) createMachine(name string, devices []infrav1.NetworkDevice) *infrav1.VMMachine {
 	w.t.Helper()
 	m := machine(w.ns, name, devices)
 	if err := w.c.Create(w.ctx(), m); err != nil {
@@ -125,9 +126,9 @@ func (w world) createMachine(name string, devices []NetworkDevice) *VMMachine {
 	return m
 }
 
-func (w world) getMachine(name string) *VMMachine {
+func (w world) getMachine(name string) *infrav1.VMMachine {
 	w.t.Helper()
-	var m VMMachine
+	var m infrav1.VMMachine
 	if err := w.c.Get(w.ctx(), client.ObjectKey{Namespace: w.ns, Name: name}, &m); err != nil {
 		w.t.Fatalf("get machine: %v", err)
 	}
@@ -136,7 +137,7 @@ func (w world) getMachine(name string) *VMMachine {
 
 // reportNICs writes status.network as the hypervisor sync would,
 // retrying when a running controller wrote the status in between.
-func (w world) reportNICs(name string, nics []NICStatus) {
+func (w world) reportNICs(name string, nics []infrav1.NICStatus) {
 	w.t.Helper()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		m := w.getMachine(name)

@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
 
@@ -21,11 +23,11 @@ func FuzzObserve(f *testing.F) {
 	f.Add("ipv4_dhcp", "52:54:00", "10.0.0.300", "zz", "::ffff:10.0.0.5,0.0.0.0", "not-an-ip", true)
 	f.Add("IPV4V6_DHCP", mac1, "", mac1, "10.0.0.5/40,/,", "", false)
 	f.Fuzz(func(t *testing.T, typ, mac, static, nicMAC, nicAddrs, nodeAddr string, counting bool) {
-		m := machine("ns", "vm-0", []NetworkDevice{
+		m := machine("ns", "vm-0", []infrav1.NetworkDevice{
 			{Type: typ, MACAddress: mac, IPAddresses: splitList(static)},
 			{Type: "IPV4_DHCP"},
 		})
-		m.Status.Network = []NICStatus{{MACAddress: nicMAC, IPAddresses: splitList(nicAddrs)}}
+		m.Status.Network = []infrav1.NICStatus{{MACAddress: nicMAC, IPAddresses: splitList(nicAddrs)}}
 		node := nodeWith(corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: nodeAddr})
 		p := readiness.Strict
 		if counting {
@@ -40,7 +42,7 @@ func FuzzObserve(f *testing.F) {
 		if !changed {
 			t.Fatalf("first ApplyVerdict reported no change")
 		}
-		c, ok := conditions.Find(status.Conditions, ConditionVMProvisioned)
+		c, ok := conditions.Find(kubebridge.FromMeta(status.Conditions), ConditionVMProvisioned)
 		if !ok {
 			t.Fatalf("no condition in %+v", status)
 		}
