@@ -70,9 +70,9 @@ if $check; then
 			# one diff shows changed, missing and extra files alike.
 			mkdir -p "$out/checked-in/$t"
 			for f in $(yamls "$root/$t"); do cp "$root/$t/$f" "$out/checked-in/$t/"; done
-			diff -ru "$out/checked-in/$t" "$out/$t" || stale=true
+			(cd "$out" && diff -ru "checked-in/$t" "$t") || stale=true
 		else
-			diff -u "$root/$t" "$out/$t" || stale=true
+			diff -u --label "checked-in/$t" --label "$t" "$root/$t" "$out/$t" || stale=true
 		fi
 	done
 	if $stale; then
