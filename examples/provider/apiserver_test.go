@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,49 +23,20 @@ import (
 
 // One kube-apiserver serves every test that needs one; it starts with the
 // first such test, so the pure tests run without the binaries.
-var apiServer struct {
-	once sync.Once
-	cfg  *rest.Config
-	stop func() error
-	err  error
-}
+var apiServer = kubetest.Shared{CRDPaths: []string{filepath.Join("config", "crd")}}
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if apiServer.stop != nil {
-		if err := apiServer.stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "kubetest: stop:", err)
-			code = max(code, 1)
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(kubetest.Main(m, &apiServer)) }
 
-// testScheme knows the core types and infrav1.VMMachine.
-func testScheme(t testing.TB) *runtime.Scheme {
-	t.Helper()
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := infrav1.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+// scheme knows the core types and VMMachine.
+var scheme = kubetest.NewScheme(infrav1.AddToScheme)
 
 // kube returns the shared API server's config and a direct (uncached)
-// client, starting the server with the infrav1.VMMachine CRD on first use, and a
+// client, starting the server with the VMMachine CRD on first use, and a
 // fresh namespace for the test.
 func kube(t *testing.T) (*rest.Config, client.Client, string) {
 	t.Helper()
-	apiServer.once.Do(func() {
-		apiServer.cfg, apiServer.stop, apiServer.err = kubetest.StartMain(filepath.Join("config", "crd"))
-	})
-	if apiServer.err != nil {
-		t.Fatal(apiServer.err)
-	}
-	c, err := client.New(apiServer.cfg, client.Options{Scheme: testScheme(t)})
+	cfg := apiServer.Config(t)
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +44,7 @@ func kube(t *testing.T) (*rest.Config, client.Client, string) {
 	if err := c.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
-	return apiServer.cfg, c, ns.Name
+	return cfg, c, ns.Name
 }
 
 // fakeClock is the injected clock: it moves only when told to.

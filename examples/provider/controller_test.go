@@ -46,7 +46,7 @@ func TestControllerNodeAppearsLater(t *testing.T) {
 	cfg, c, ns := kube(t)
 	w := world{t: t, c: c, ns: ns}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:  testScheme(t),
+		Scheme:  scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"},
 	})
 	if err != nil {
