@@ -6,7 +6,7 @@ import (
 	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
 )
 
-// MACs and a fixed clock shared by the tests.
+// MACs shared by the tests.
 const (
 	mac0 = "52:54:00:12:34:56"
 	mac1 = "52:54:00:12:34:57"
