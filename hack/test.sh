@@ -20,6 +20,12 @@ if [ -n "$unformatted" ]; then
 	echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 
+# Generated files (deep copies, CRDs, RBAC) must match their markers: the
+# check generates into a temporary folder and compares, so it never rewrites
+# the tree it checks (`make generate` does that).
+step "generated files up to date (hack/generate.sh -check)"
+hack/generate.sh -check
+
 step "go vet (root module)"
 GOWORK=off go vet ./...
 step "go vet (examples module)"

@@ -13,6 +13,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
 
@@ -20,7 +22,7 @@ import (
 // the reconciles that got that far.
 type countingHypervisor struct{ calls atomic.Int64 }
 
-func (h *countingHypervisor) NICs(_ context.Context, m *VMMachine) ([]readiness.NIC, error) {
+func (h *countingHypervisor) NICs(_ context.Context, m *infrav1.VMMachine) ([]readiness.NIC, error) {
 	h.calls.Add(1)
 	return ReportedNICs(m.Status.Network), nil
 }
@@ -44,7 +46,7 @@ func TestControllerNodeAppearsLater(t *testing.T) {
 	cfg, c, ns := kube(t)
 	w := world{t: t, c: c, ns: ns}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:  testScheme(t),
+		Scheme:  scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"},
 	})
 	if err != nil {
@@ -68,10 +70,10 @@ func TestControllerNodeAppearsLater(t *testing.T) {
 	t.Cleanup(func() { cancel(); wg.Wait() })
 
 	name := ns + "-vm"
-	w.createMachine(name, []NetworkDevice{device("IPV4_DHCP", mac0)})
-	w.reportNICs(name, []NICStatus{nic(mac0)})
+	w.createMachine(name, []infrav1.NetworkDevice{device("IPV4_DHCP", mac0)})
+	w.reportNICs(name, []infrav1.NICStatus{nic(mac0)})
 	provisioned := func() (conditions.Condition, bool) {
-		return conditions.Find(w.getMachine(name).Status.Conditions, ConditionVMProvisioned)
+		return conditions.Find(kubebridge.FromMeta(w.getMachine(name).Status.Conditions), ConditionVMProvisioned)
 	}
 	eventually(t, "VMProvisioned False", func() bool {
 		cond, ok := provisioned()

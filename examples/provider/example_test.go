@@ -8,7 +8,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/examples/provider"
+	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
 
@@ -16,13 +18,13 @@ import (
 // DHCP NIC and a static uplink, whose guest tools have not reported the
 // lease yet, and whose Node has just registered with it.
 func Example() {
-	m := &provider.VMMachine{
+	m := &infrav1.VMMachine{
 		ObjectMeta: metav1.ObjectMeta{Name: "worker-0", Generation: 1},
-		Spec: provider.VMMachineSpec{Network: provider.NetworkSpec{Devices: []provider.NetworkDevice{
+		Spec: infrav1.VMMachineSpec{Network: infrav1.NetworkSpec{Devices: []infrav1.NetworkDevice{
 			{Type: "IPV4_DHCP", MACAddress: "52:54:00:12:34:56"},
 			{Type: "IPV4", MACAddress: "52:54:00:12:34:57", IPAddresses: []string{"192.0.2.10/32"}},
 		}}},
-		Status: provider.VMMachineStatus{Network: []provider.NICStatus{
+		Status: infrav1.VMMachineStatus{Network: []infrav1.NICStatus{
 			{MACAddress: "52:54:00:12:34:56", IPAddresses: []string{"fe80::5054:ff:fe12:3456"}},
 			{MACAddress: "52:54:00:12:34:57", IPAddresses: []string{"192.0.2.10"}},
 		}},
@@ -31,7 +33,7 @@ func Example() {
 	show := func(node *corev1.Node) {
 		v := provider.Observe(m, provider.ReportedNICs(m.Status.Network), provider.NodeAddrs(node), nil, readiness.Strict)
 		status, changed := provider.ApplyVerdict(m.Status, provider.Hostname(m), m.Generation, v, now)
-		c, _ := conditions.Find(status.Conditions, provider.ConditionVMProvisioned)
+		c, _ := conditions.Find(kubebridge.FromMeta(status.Conditions), provider.ConditionVMProvisioned)
 		fmt.Printf("changed=%v %s=%s %s %q\n", changed, c.Type, c.Status, c.Reason, c.Message)
 		fmt.Println(" ", status.Addresses)
 		m.Status = status

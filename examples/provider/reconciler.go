@@ -14,13 +14,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
 
 // Hypervisor reports a VM's NICs and the addresses the hypervisor sees on
 // them (guest tools), in the order the hypervisor attached them.
 type Hypervisor interface {
-	NICs(ctx context.Context, m *VMMachine) ([]readiness.NIC, error)
+	NICs(ctx context.Context, m *infrav1.VMMachine) ([]readiness.NIC, error)
 }
 
 // Reconciler writes a VMMachine's status.addresses and VMProvisioned
@@ -57,7 +59,7 @@ type Reconciler struct {
 // addresses yet. A status write that conflicts with a newer version of the
 // machine returns the conflict, so controller-runtime retries on fresh data.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	var m VMMachine
+	var m infrav1.VMMachine
 	if err := r.Client.Get(ctx, req.NamespacedName, &m); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
@@ -86,7 +88,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	v := Observe(&m, nics, NodeAddrs(node), r.Ignore, r.Policy)
 	status, changed := ApplyVerdict(m.Status, hostname, m.Generation, v, r.now())
 	if changed {
-		if c, ok := conditions.Find(status.Conditions, ConditionVMProvisioned); ok {
+		if c, ok := conditions.Find(kubebridge.FromMeta(status.Conditions), ConditionVMProvisioned); ok {
 			if err := conditions.Validate(c); err != nil {
 				return reconcile.Result{}, fmt.Errorf("provider: %s: %w", req.NamespacedName, err)
 			}

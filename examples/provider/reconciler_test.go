@@ -10,18 +10,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
 
 // wantStatus is the decided part of a stored status.
 type wantStatus struct {
-	Addresses []MachineAddress
+	Addresses []infrav1.MachineAddress
 	Condition conditions.Condition
 }
 
-func decided(t *testing.T, m *VMMachine) wantStatus {
+func decided(t *testing.T, m *infrav1.VMMachine) wantStatus {
 	t.Helper()
-	c, ok := conditions.Find(m.Status.Conditions, ConditionVMProvisioned)
+	c, ok := conditions.Find(kubebridge.FromMeta(m.Status.Conditions), ConditionVMProvisioned)
 	if !ok {
 		t.Fatalf("no %s condition in %+v", ConditionVMProvisioned, m.Status)
 	}
@@ -101,8 +103,8 @@ func TestReconcileNodeAppearsLater(t *testing.T) {
 	clock := newFakeClock()
 	r, writes := w.adapter(clock)
 	name := ns + "-vm"
-	w.createMachine(name, []NetworkDevice{device("IPV4_DHCP", mac0)})
-	w.reportNICs(name, []NICStatus{nic(mac0, "fe80::5054:ff:fe12:3456")})
+	w.createMachine(name, []infrav1.NetworkDevice{device("IPV4_DHCP", mac0)})
+	w.reportNICs(name, []infrav1.NICStatus{nic(mac0, "fe80::5054:ff:fe12:3456")})
 
 	t0 := clock.Now()
 	w.reconcile(r, name)
@@ -140,14 +142,14 @@ func TestReconcileMessageChangeKeepsTransitionTime(t *testing.T) {
 	clock := newFakeClock()
 	r, _ := w.adapter(clock)
 	name := ns + "-vm"
-	w.createMachine(name, []NetworkDevice{device("IPV4_DHCP", mac0), device("IPV4_DHCP", mac1)})
-	w.reportNICs(name, []NICStatus{nic(mac0), nic(mac1)})
+	w.createMachine(name, []infrav1.NetworkDevice{device("IPV4_DHCP", mac0), device("IPV4_DHCP", mac1)})
+	w.reportNICs(name, []infrav1.NICStatus{nic(mac0), nic(mac1)})
 	t0 := clock.Now()
 	w.reconcile(r, name)
 	rv := w.getMachine(name).ResourceVersion
 
 	clock.Advance(time.Minute)
-	w.reportNICs(name, []NICStatus{nic(mac0, "10.0.0.5"), nic(mac1)})
+	w.reportNICs(name, []infrav1.NICStatus{nic(mac0, "10.0.0.5"), nic(mac1)})
 	w.reconcile(r, name)
 	got := w.getMachine(name)
 	want := expect(name, 1, t0, observation{wantMessage: "nic 1 (52:54:00:12:34:57): waiting for dhcp4", wantAddrs: []string{"10.0.0.5"}})
@@ -168,8 +170,8 @@ func TestReconcileInvalidSpec(t *testing.T) {
 	r, _ := w.adapter(clock)
 	r.PendingRequeue = 10 * time.Second
 	name := ns + "-vm"
-	w.createMachine(name, []NetworkDevice{device("ipv4_dhcp", mac0)})
-	w.reportNICs(name, []NICStatus{nic(mac0, "10.0.0.5")})
+	w.createMachine(name, []infrav1.NetworkDevice{device("ipv4_dhcp", mac0)})
+	w.reportNICs(name, []infrav1.NICStatus{nic(mac0, "10.0.0.5")})
 	if res := w.reconcile(r, name); res != (reconcile.Result{}) {
 		t.Errorf("invalid spec: result %+v, want no requeue (waiting will not fix it)", res)
 	}
@@ -204,7 +206,7 @@ type fakeHypervisor struct {
 	err  error
 }
 
-func (h *fakeHypervisor) NICs(context.Context, *VMMachine) ([]readiness.NIC, error) {
+func (h *fakeHypervisor) NICs(context.Context, *infrav1.VMMachine) ([]readiness.NIC, error) {
 	return h.nics, h.err
 }
 
@@ -215,11 +217,11 @@ func TestReconcileHypervisor(t *testing.T) {
 	_, c, ns := kube(t)
 	w := world{t: t, c: c, ns: ns}
 	clock := newFakeClock()
-	hv := &fakeHypervisor{nics: ReportedNICs([]NICStatus{nic(mac0)})}
+	hv := &fakeHypervisor{nics: ReportedNICs([]infrav1.NICStatus{nic(mac0)})}
 	r, writes := w.adapter(clock)
 	r.Hypervisor, r.PendingRequeue = hv, 10*time.Second
 	name := ns + "-vm"
-	w.createMachine(name, []NetworkDevice{device("IPV4_DHCP", mac0)})
+	w.createMachine(name, []infrav1.NetworkDevice{device("IPV4_DHCP", mac0)})
 
 	if res := w.reconcile(r, name); res.RequeueAfter != 10*time.Second {
 		t.Errorf("pending: result %+v, want RequeueAfter 10s", res)
@@ -234,7 +236,7 @@ func TestReconcileHypervisor(t *testing.T) {
 		t.Errorf("a failing Hypervisor made %d writes, want 0", n)
 	}
 
-	hv.nics, hv.err = ReportedNICs([]NICStatus{nic(mac0, "10.0.0.5")}), nil
+	hv.nics, hv.err = ReportedNICs([]infrav1.NICStatus{nic(mac0, "10.0.0.5")}), nil
 	if res := w.reconcile(r, name); res != (reconcile.Result{}) {
 		t.Errorf("ready: result %+v, want none", res)
 	}

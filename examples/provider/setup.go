@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
 )
 
 // hostnameField indexes VMMachines by [Hostname], to find a Node's machines.
@@ -24,8 +26,8 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	if r.Client == nil {
 		r.Client = mgr.GetClient()
 	}
-	err := mgr.GetFieldIndexer().IndexField(ctx, &VMMachine{}, hostnameField, func(o client.Object) []string {
-		return []string{Hostname(o.(*VMMachine))}
+	err := mgr.GetFieldIndexer().IndexField(ctx, &infrav1.VMMachine{}, hostnameField, func(o client.Object) []string {
+		return []string{Hostname(o.(*infrav1.VMMachine))}
 	})
 	if err != nil {
 		return err
@@ -39,7 +41,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("vmmachine-network").
-		For(&VMMachine{}).
+		For(&infrav1.VMMachine{}).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(machinesOfNode(mgr.GetClient())), builder.WithPredicates(nodeChanges)).
 		WithOptions(opts).
 		Complete(r)
@@ -49,7 +51,7 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 // listed from the manager's cache, which holds the hostname index.
 func machinesOfNode(cached client.Reader) handler.MapFunc {
 	return func(ctx context.Context, node client.Object) []reconcile.Request {
-		var list VMMachineList
+		var list infrav1.VMMachineList
 		if err := cached.List(ctx, &list, client.MatchingFields{hostnameField: node.GetName()}); err != nil {
 			return nil // the cache lists from memory: an error means a missing index, not a transient fault
 		}

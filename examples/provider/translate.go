@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
 
@@ -22,7 +24,7 @@ const ReasonNetworkReady = "NetworkReady"
 
 // Hostname is the machine's hostname, which is also its Node's name:
 // spec.hostname, or the object's name when that is empty.
-func Hostname(m *VMMachine) string {
+func Hostname(m *infrav1.VMMachine) string {
 	if m.Spec.Hostname != "" {
 		return m.Spec.Hostname
 	}
@@ -33,7 +35,7 @@ func Hostname(m *VMMachine) string {
 // reads, in spec order. A device that does not parse (an unknown type, a
 // bad MAC or static address) makes the whole spec invalid: Devices then
 // returns nil and one [readiness.Problem] per bad device, in device order.
-func Devices(spec NetworkSpec) ([]readiness.Device, []readiness.Problem) {
+func Devices(spec infrav1.NetworkSpec) ([]readiness.Device, []readiness.Problem) {
 	var devs []readiness.Device
 	var problems []readiness.Problem
 	for i, d := range spec.Devices {
@@ -55,7 +57,7 @@ func Devices(spec NetworkSpec) ([]readiness.Device, []readiness.Problem) {
 // "10.0.0.5/24") and passed on whatever they are (link-local, loopback...):
 // [readiness.Evaluate] decides what counts and lists the rest as ignored.
 // One that parses as neither form is dropped, since it could never count.
-func ReportedNICs(reported []NICStatus) []readiness.NIC {
+func ReportedNICs(reported []infrav1.NICStatus) []readiness.NIC {
 	if len(reported) == 0 {
 		return nil
 	}
@@ -105,7 +107,7 @@ func NodeAddrs(node *corev1.Node) []netip.Addr {
 // Observe decides the machine's network readiness from its spec, the NICs
 // the hypervisor reports and its Node's addresses. A spec whose devices do
 // not parse gives [readiness.InvalidVerdict] of its problems.
-func Observe(m *VMMachine, nics []readiness.NIC, nodeAddrs []netip.Addr, ignore []netip.Prefix, p readiness.Policy) readiness.Verdict {
+func Observe(m *infrav1.VMMachine, nics []readiness.NIC, nodeAddrs []netip.Addr, ignore []netip.Prefix, p readiness.Policy) readiness.Verdict {
 	devs, problems := Devices(m.Spec.Network)
 	if len(problems) > 0 {
 		return readiness.InvalidVerdict(problems)
@@ -117,13 +119,13 @@ func Observe(m *VMMachine, nics []readiness.NIC, nodeAddrs []netip.Addr, ignore 
 // not empty), then every credited address as InternalIP, in the verdict's
 // order. Addresses are published as they are credited, before the machine
 // is ready.
-func MachineAddresses(hostname string, v readiness.Verdict) []MachineAddress {
-	addrs := make([]MachineAddress, 0, 1+len(v.Addresses))
+func MachineAddresses(hostname string, v readiness.Verdict) []infrav1.MachineAddress {
+	addrs := make([]infrav1.MachineAddress, 0, 1+len(v.Addresses))
 	if hostname != "" {
-		addrs = append(addrs, MachineAddress{Type: MachineHostName, Address: hostname})
+		addrs = append(addrs, infrav1.MachineAddress{Type: infrav1.MachineHostName, Address: hostname})
 	}
 	for _, a := range v.Addresses {
-		addrs = append(addrs, MachineAddress{Type: MachineInternalIP, Address: a.String()})
+		addrs = append(addrs, infrav1.MachineAddress{Type: infrav1.MachineInternalIP, Address: a.String()})
 	}
 	return addrs
 }
@@ -133,7 +135,7 @@ func MachineAddresses(hostname string, v readiness.Verdict) []MachineAddress {
 // reason and message made publishable ([conditions.PublishableMessage]: a
 // spec with huge or invalid-UTF-8 bad values must not make the status write
 // fail, nor change in the API server's JSON).
-// LastTransitionTime is left for [conditions.Set].
+// LastTransitionTime is left for [kubebridge.SetMeta].
 func ProvisionedCondition(v readiness.Verdict, generation int64) conditions.Condition {
 	c := conditions.Condition{
 		Type:               ConditionVMProvisioned,
@@ -153,13 +155,15 @@ func ProvisionedCondition(v readiness.Verdict, generation int64) conditions.Cond
 
 // ApplyVerdict returns status with the verdict's addresses and
 // VMProvisioned condition, and whether that differs from status: false
-// means there is nothing to write. The transition time moves to now only
-// when the condition's status changes. status is not modified.
-func ApplyVerdict(status VMMachineStatus, hostname string, generation int64, v readiness.Verdict, now time.Time) (VMMachineStatus, bool) {
-	var out VMMachineStatus
+// means there is nothing to write. The condition is set with
+// [kubebridge.SetMeta] ([conditions.Set] on the API's conditions): the
+// transition time moves to now, in whole seconds, only when the condition's
+// status changes. status is not modified.
+func ApplyVerdict(status infrav1.VMMachineStatus, hostname string, generation int64, v readiness.Verdict, now time.Time) (infrav1.VMMachineStatus, bool) {
+	var out infrav1.VMMachineStatus
 	status.DeepCopyInto(&out)
 	var condChanged bool
-	out.Conditions, condChanged = conditions.Set(out.Conditions, ProvisionedCondition(v, generation), now)
+	out.Conditions, condChanged = kubebridge.SetMeta(out.Conditions, ProvisionedCondition(v, generation), now)
 	addrs := MachineAddresses(hostname, v)
 	addrsChanged := !slices.Equal(addrs, status.Addresses)
 	out.Addresses = addrs

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
 
@@ -42,7 +44,7 @@ func TestHostname(t *testing.T) {
 func TestDevices(t *testing.T) {
 	tests := []struct {
 		name     string
-		devices  []NetworkDevice
+		devices  []infrav1.NetworkDevice
 		want     []readiness.Device
 		problems []string // Problem.Error() of each problem
 		is       []error  // the sentinel each problem wraps
@@ -50,7 +52,7 @@ func TestDevices(t *testing.T) {
 		{name: "none"},
 		{
 			name: "every type, MACs in any form, static with and without prefix length",
-			devices: []NetworkDevice{
+			devices: []infrav1.NetworkDevice{
 				device("IPV4_DHCP", "52-54-00-12-34-56"),
 				device("IPV4", "5254.0012.3457", "192.0.2.10/32", "192.0.2.11"),
 				device("NONE", ""),
@@ -67,7 +69,7 @@ func TestDevices(t *testing.T) {
 		},
 		{
 			name:    "one bad device invalidates the spec",
-			devices: []NetworkDevice{device("IPV4_DHCP", mac0), device("ipv4_dhcp", mac1)},
+			devices: []infrav1.NetworkDevice{device("IPV4_DHCP", mac0), device("ipv4_dhcp", mac1)},
 			problems: []string{
 				`nic 1: readiness: parse device type "ipv4_dhcp": unknown device type (want one of NONE, IPV4, IPV6, IPV4V6, IPV4_DHCP, IPV6_DHCP, IPV4V6_DHCP)`,
 			},
@@ -75,7 +77,7 @@ func TestDevices(t *testing.T) {
 		},
 		{
 			name: "every bad device is reported, in device order",
-			devices: []NetworkDevice{
+			devices: []infrav1.NetworkDevice{
 				device("IPV4", mac0, "10.0.0.300"),
 				device("IPV4_DHCP", "52:54:00"),
 				device("NONE", "", "10.0.0.1"),
@@ -92,7 +94,7 @@ func TestDevices(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, problems := Devices(NetworkSpec{Devices: tt.devices})
+			got, problems := Devices(infrav1.NetworkSpec{Devices: tt.devices})
 			if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b netip.Addr) bool { return a == b })); len(tt.problems) == 0 && diff != "" {
 				t.Errorf("Devices (-want +got):\n%s", diff)
 			}
@@ -116,13 +118,13 @@ func TestDevices(t *testing.T) {
 func TestReportedNICs(t *testing.T) {
 	tests := []struct {
 		name     string
-		reported []NICStatus
+		reported []infrav1.NICStatus
 		want     []readiness.NIC
 	}{
 		{name: "none"},
 		{
 			name:     "addresses with or without prefix length, unusable ones kept for readiness to judge",
-			reported: []NICStatus{nic(mac0, "10.0.0.5/24", "fe80::1%eth0", "127.0.0.1"), nic("", "2001:db8::5")},
+			reported: []infrav1.NICStatus{nic(mac0, "10.0.0.5/24", "fe80::1%eth0", "127.0.0.1"), nic("", "2001:db8::5")},
 			want: []readiness.NIC{
 				{MAC: mac0, Addrs: mustAddrs("10.0.0.5", "fe80::1%eth0", "127.0.0.1")},
 				{Addrs: mustAddrs("2001:db8::5")},
@@ -130,7 +132,7 @@ func TestReportedNICs(t *testing.T) {
 		},
 		{
 			name:     "what does not parse is dropped, the NIC stays in place",
-			reported: []NICStatus{nic(mac0, "not-an-ip", "10.0.0.5/40", ""), nic(mac1, "10.1.0.5")},
+			reported: []infrav1.NICStatus{nic(mac0, "not-an-ip", "10.0.0.5/40", ""), nic(mac1, "10.1.0.5")},
 			want:     []readiness.NIC{{MAC: mac0}, {MAC: mac1, Addrs: mustAddrs("10.1.0.5")}},
 		},
 	}
@@ -216,20 +218,20 @@ func TestObserveConfigurations(t *testing.T) {
 func TestObserveInvalidSpec(t *testing.T) {
 	tests := []struct {
 		name     string
-		devices  []NetworkDevice
+		devices  []infrav1.NetworkDevice
 		policies []readiness.Policy
 		message  string
 	}{
 		{
 			name:     "a device that does not parse",
-			devices:  []NetworkDevice{device("IPV4_DHCP", mac0), device("DHCP", mac1)},
+			devices:  []infrav1.NetworkDevice{device("IPV4_DHCP", mac0), device("DHCP", mac1)},
 			policies: []readiness.Policy{readiness.Strict, readiness.Counting},
 			message:  `nic 1: readiness: parse device type "DHCP": unknown device type (want one of NONE, IPV4, IPV6, IPV4V6, IPV4_DHCP, IPV6_DHCP, IPV4V6_DHCP)`,
 		},
 		{
 			// Counting, the legacy rule, does not check the spec.
 			name:     "devices that parse but clash, caught by readiness.Evaluate under Strict",
-			devices:  []NetworkDevice{device("IPV4_DHCP", mac0), device("IPV4_DHCP", strings.ToUpper(mac0))},
+			devices:  []infrav1.NetworkDevice{device("IPV4_DHCP", mac0), device("IPV4_DHCP", strings.ToUpper(mac0))},
 			policies: []readiness.Policy{readiness.Strict},
 			message:  "nic 1: MAC 52:54:00:12:34:56: duplicate MAC address (nic 0 has it too)",
 		},
@@ -237,7 +239,7 @@ func TestObserveInvalidSpec(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := machine("ns", "vm-0", tt.devices)
-			nics := ReportedNICs([]NICStatus{nic(mac0, "10.0.0.5"), nic(mac1, "10.1.0.5")})
+			nics := ReportedNICs([]infrav1.NICStatus{nic(mac0, "10.0.0.5"), nic(mac1, "10.1.0.5")})
 			for _, p := range tt.policies {
 				v := Observe(m, nics, nil, nil, p)
 				if v.Ready || v.Reason != readiness.ReasonInvalidNetworkSpec || len(v.Problems) == 0 {
@@ -253,11 +255,11 @@ func TestObserveInvalidSpec(t *testing.T) {
 
 func TestMachineAddresses(t *testing.T) {
 	v := readiness.Verdict{Addresses: mustAddrs("10.0.0.5", "192.0.2.10", "2001:db8::5")}
-	want := []MachineAddress{
-		{Type: MachineHostName, Address: "vm-0"},
-		{Type: MachineInternalIP, Address: "10.0.0.5"},
-		{Type: MachineInternalIP, Address: "192.0.2.10"},
-		{Type: MachineInternalIP, Address: "2001:db8::5"},
+	want := []infrav1.MachineAddress{
+		{Type: infrav1.MachineHostName, Address: "vm-0"},
+		{Type: infrav1.MachineInternalIP, Address: "10.0.0.5"},
+		{Type: infrav1.MachineInternalIP, Address: "192.0.2.10"},
+		{Type: infrav1.MachineInternalIP, Address: "2001:db8::5"},
 	}
 	if diff := cmp.Diff(want, MachineAddresses("vm-0", v)); diff != "" {
 		t.Errorf("MachineAddresses (-want +got):\n%s", diff)
@@ -265,7 +267,7 @@ func TestMachineAddresses(t *testing.T) {
 	if diff := cmp.Diff(want[1:], MachineAddresses("", v)); diff != "" {
 		t.Errorf("MachineAddresses without hostname (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]MachineAddress{}, MachineAddresses("", readiness.Verdict{})); diff != "" {
+	if diff := cmp.Diff([]infrav1.MachineAddress{}, MachineAddresses("", readiness.Verdict{})); diff != "" {
 		t.Errorf("MachineAddresses of nothing (-want +got):\n%s", diff)
 	}
 }
@@ -346,29 +348,29 @@ func TestApplyVerdict(t *testing.T) {
 	pendingOther := readiness.Verdict{Reason: readiness.ReasonWaitingForNetworkAddresses, Message: "nic 0 (52:54:00:12:34:56): waiting for dhcp4", Addresses: mustAddrs("10.1.0.5")}
 	ready := readiness.Verdict{Ready: true, Addresses: mustAddrs("10.0.0.5", "10.1.0.5")}
 
-	cond := func(st conditions.Status, gen int64, at time.Time, reason, msg string) []conditions.Condition {
-		return []conditions.Condition{{Type: "VMProvisioned", Status: st, ObservedGeneration: gen, LastTransitionTime: at, Reason: reason, Message: msg}}
+	cond := func(st conditions.Status, gen int64, at time.Time, reason, msg string) []metav1.Condition {
+		return kubebridge.ToMeta([]conditions.Condition{{Type: "VMProvisioned", Status: st, ObservedGeneration: gen, LastTransitionTime: at, Reason: reason, Message: msg}})
 	}
-	pendingStatus := VMMachineStatus{
-		Network:    []NICStatus{nic(mac0, "10.0.0.5"), nic(mac1)},
+	pendingStatus := infrav1.VMMachineStatus{
+		Network:    []infrav1.NICStatus{nic(mac0, "10.0.0.5"), nic(mac1)},
 		Addresses:  wantAddresses("vm-0", []string{"10.0.0.5"}),
 		Conditions: cond(conditions.ConditionFalse, 1, t0, "WaitingForNetworkAddresses", pending.Message),
 	}
 
 	tests := []struct {
 		name        string
-		status      VMMachineStatus
+		status      infrav1.VMMachineStatus
 		generation  int64
 		v           readiness.Verdict
-		want        VMMachineStatus
+		want        infrav1.VMMachineStatus
 		wantChanged bool
 	}{
 		{
 			name:        "first observation adds the condition at now, in whole seconds",
-			status:      VMMachineStatus{Network: pendingStatus.Network},
+			status:      infrav1.VMMachineStatus{Network: pendingStatus.Network},
 			generation:  1,
 			v:           pending,
-			want:        VMMachineStatus{Network: pendingStatus.Network, Addresses: pendingStatus.Addresses, Conditions: cond(conditions.ConditionFalse, 1, t1.Truncate(time.Second), "WaitingForNetworkAddresses", pending.Message)},
+			want:        infrav1.VMMachineStatus{Network: pendingStatus.Network, Addresses: pendingStatus.Addresses, Conditions: cond(conditions.ConditionFalse, 1, t1.Truncate(time.Second), "WaitingForNetworkAddresses", pending.Message)},
 			wantChanged: true,
 		},
 		{
@@ -383,7 +385,7 @@ func TestApplyVerdict(t *testing.T) {
 			status:      pendingStatus,
 			generation:  1,
 			v:           pendingOther,
-			want:        VMMachineStatus{Network: pendingStatus.Network, Addresses: wantAddresses("vm-0", []string{"10.1.0.5"}), Conditions: cond(conditions.ConditionFalse, 1, t0, "WaitingForNetworkAddresses", pendingOther.Message)},
+			want:        infrav1.VMMachineStatus{Network: pendingStatus.Network, Addresses: wantAddresses("vm-0", []string{"10.1.0.5"}), Conditions: cond(conditions.ConditionFalse, 1, t0, "WaitingForNetworkAddresses", pendingOther.Message)},
 			wantChanged: true,
 		},
 		{
@@ -391,15 +393,15 @@ func TestApplyVerdict(t *testing.T) {
 			status:      pendingStatus,
 			generation:  2,
 			v:           pending,
-			want:        VMMachineStatus{Network: pendingStatus.Network, Addresses: pendingStatus.Addresses, Conditions: cond(conditions.ConditionFalse, 2, t0, "WaitingForNetworkAddresses", pending.Message)},
+			want:        infrav1.VMMachineStatus{Network: pendingStatus.Network, Addresses: pendingStatus.Addresses, Conditions: cond(conditions.ConditionFalse, 2, t0, "WaitingForNetworkAddresses", pending.Message)},
 			wantChanged: true,
 		},
 		{
 			name:        "addresses only: changed",
-			status:      VMMachineStatus{Conditions: pendingStatus.Conditions},
+			status:      infrav1.VMMachineStatus{Conditions: pendingStatus.Conditions},
 			generation:  1,
 			v:           pending,
-			want:        VMMachineStatus{Addresses: pendingStatus.Addresses, Conditions: pendingStatus.Conditions},
+			want:        infrav1.VMMachineStatus{Addresses: pendingStatus.Addresses, Conditions: pendingStatus.Conditions},
 			wantChanged: true,
 		},
 		{
@@ -407,20 +409,20 @@ func TestApplyVerdict(t *testing.T) {
 			status:      pendingStatus,
 			generation:  1,
 			v:           ready,
-			want:        VMMachineStatus{Network: pendingStatus.Network, Addresses: wantAddresses("vm-0", []string{"10.0.0.5", "10.1.0.5"}), Conditions: cond(conditions.ConditionTrue, 1, t1.Truncate(time.Second), "NetworkReady", "")},
+			want:        infrav1.VMMachineStatus{Network: pendingStatus.Network, Addresses: wantAddresses("vm-0", []string{"10.0.0.5", "10.1.0.5"}), Conditions: cond(conditions.ConditionTrue, 1, t1.Truncate(time.Second), "NetworkReady", "")},
 			wantChanged: true,
 		},
 		{
 			name: "other conditions are kept in place",
-			status: VMMachineStatus{
+			status: infrav1.VMMachineStatus{
 				Addresses:  pendingStatus.Addresses,
-				Conditions: append([]conditions.Condition{{Type: "Paused", Status: conditions.ConditionFalse, LastTransitionTime: t0, Reason: "NotPaused"}}, pendingStatus.Conditions...),
+				Conditions: append(kubebridge.ToMeta([]conditions.Condition{{Type: "Paused", Status: conditions.ConditionFalse, LastTransitionTime: t0, Reason: "NotPaused"}}), pendingStatus.Conditions...),
 			},
 			generation: 1,
 			v:          pending,
-			want: VMMachineStatus{
+			want: infrav1.VMMachineStatus{
 				Addresses:  pendingStatus.Addresses,
-				Conditions: append([]conditions.Condition{{Type: "Paused", Status: conditions.ConditionFalse, LastTransitionTime: t0, Reason: "NotPaused"}}, pendingStatus.Conditions...),
+				Conditions: append(kubebridge.ToMeta([]conditions.Condition{{Type: "Paused", Status: conditions.ConditionFalse, LastTransitionTime: t0, Reason: "NotPaused"}}), pendingStatus.Conditions...),
 			},
 		},
 	}
@@ -439,4 +441,53 @@ func TestApplyVerdict(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzObserve feeds arbitrary user and hypervisor strings through the whole
+// translation: it must never panic, always produce a condition the API
+// server accepts, and report no change when applied a second time.
+func FuzzObserve(f *testing.F) {
+	f.Add("IPV4_DHCP", mac0, "", mac0, "10.0.0.5/24,fe80::1%eth0", "10.0.0.5", false)
+	f.Add("IPV4", "", "192.0.2.10/32", "", "192.0.2.10", "", true)
+	f.Add("NONE", "aabb.ccdd.eeff", "10.0.0.1", "AA-BB-CC-DD-EE-FF", "", "2001:db8::1", false)
+	f.Add("ipv4_dhcp", "52:54:00", "10.0.0.300", "zz", "::ffff:10.0.0.5,0.0.0.0", "not-an-ip", true)
+	f.Add("IPV4V6_DHCP", mac1, "", mac1, "10.0.0.5/40,/,", "", false)
+	f.Fuzz(func(t *testing.T, typ, mac, static, nicMAC, nicAddrs, nodeAddr string, counting bool) {
+		m := machine("ns", "vm-0", []infrav1.NetworkDevice{
+			{Type: typ, MACAddress: mac, IPAddresses: splitList(static)},
+			{Type: "IPV4_DHCP"},
+		})
+		m.Status.Network = []infrav1.NICStatus{{MACAddress: nicMAC, IPAddresses: splitList(nicAddrs)}}
+		node := nodeWith(corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: nodeAddr})
+		p := readiness.Strict
+		if counting {
+			p = readiness.Counting
+		}
+		v := Observe(m, ReportedNICs(m.Status.Network), NodeAddrs(node), nil, p)
+		if v.Ready != (v.Reason == "") {
+			t.Fatalf("Ready %v with reason %q", v.Ready, v.Reason)
+		}
+		now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+		status, changed := ApplyVerdict(m.Status, Hostname(m), 1, v, now)
+		if !changed {
+			t.Fatalf("first ApplyVerdict reported no change")
+		}
+		c, ok := conditions.Find(kubebridge.FromMeta(status.Conditions), ConditionVMProvisioned)
+		if !ok {
+			t.Fatalf("no condition in %+v", status)
+		}
+		if err := conditions.Validate(c); err != nil {
+			t.Fatalf("condition the API server would reject: %v", err)
+		}
+		if _, again := ApplyVerdict(status, Hostname(m), 1, v, now.Add(time.Hour)); again {
+			t.Fatalf("second ApplyVerdict of the same verdict reported a change")
+		}
+	})
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -13,60 +12,31 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
+	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
 )
 
 // One kube-apiserver serves every test that needs one; it starts with the
 // first such test, so the pure tests run without the binaries.
-var apiServer struct {
-	once sync.Once
-	cfg  *rest.Config
-	stop func() error
-	err  error
-}
+var apiServer = kubetest.Shared{CRDPaths: []string{filepath.Join("config", "crd")}}
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if apiServer.stop != nil {
-		if err := apiServer.stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "kubetest: stop:", err)
-			code = max(code, 1)
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(kubetest.Main(m, &apiServer)) }
 
-// testScheme knows the core types and VMMachine.
-func testScheme(t testing.TB) *runtime.Scheme {
-	t.Helper()
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+// scheme knows the core types and VMMachine.
+var scheme = kubetest.NewScheme(infrav1.AddToScheme)
 
 // kube returns the shared API server's config and a direct (uncached)
 // client, starting the server with the VMMachine CRD on first use, and a
 // fresh namespace for the test.
 func kube(t *testing.T) (*rest.Config, client.Client, string) {
 	t.Helper()
-	apiServer.once.Do(func() {
-		apiServer.cfg, apiServer.stop, apiServer.err = kubetest.StartMain(filepath.Join("config", "crd"))
-	})
-	if apiServer.err != nil {
-		t.Fatal(apiServer.err)
-	}
-	c, err := client.New(apiServer.cfg, client.Options{Scheme: testScheme(t)})
+	cfg := apiServer.Config(t)
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +44,7 @@ func kube(t *testing.T) (*rest.Config, client.Client, string) {
 	if err := c.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
-	return apiServer.cfg, c, ns.Name
+	return cfg, c, ns.Name
 }
 
 // fakeClock is the injected clock: it moves only when told to.
@@ -116,7 +86,7 @@ func (w world) adapter(clock *fakeClock) (*Reconciler, *atomic.Int64) {
 	return &Reconciler{Client: countingClient{w.c, writes}, Now: clock.Now}, writes
 }
 
-func (w world) createMachine(name string, devices []NetworkDevice) *VMMachine {
+func (w world) createMachine(name string, devices []infrav1.NetworkDevice) *infrav1.VMMachine {
 	w.t.Helper()
 	m := machine(w.ns, name, devices)
 	if err := w.c.Create(w.ctx(), m); err != nil {
@@ -125,9 +95,9 @@ func (w world) createMachine(name string, devices []NetworkDevice) *VMMachine {
 	return m
 }
 
-func (w world) getMachine(name string) *VMMachine {
+func (w world) getMachine(name string) *infrav1.VMMachine {
 	w.t.Helper()
-	var m VMMachine
+	var m infrav1.VMMachine
 	if err := w.c.Get(w.ctx(), client.ObjectKey{Namespace: w.ns, Name: name}, &m); err != nil {
 		w.t.Fatalf("get machine: %v", err)
 	}
@@ -136,7 +106,7 @@ func (w world) getMachine(name string) *VMMachine {
 
 // reportNICs writes status.network as the hypervisor sync would,
 // retrying when a running controller wrote the status in between.
-func (w world) reportNICs(name string, nics []NICStatus) {
+func (w world) reportNICs(name string, nics []infrav1.NICStatus) {
 	w.t.Helper()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		m := w.getMachine(name)

@@ -2,36 +2,38 @@ package provider
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
 )
 
-// MACs and a fixed clock shared by the tests.
+// MACs shared by the tests.
 const (
 	mac0 = "52:54:00:12:34:56"
 	mac1 = "52:54:00:12:34:57"
 )
 
 // device is a spec device in the strings a user writes.
-func device(typ, mac string, addrs ...string) NetworkDevice {
-	return NetworkDevice{Type: typ, MACAddress: mac, IPAddresses: addrs}
+func device(typ, mac string, addrs ...string) infrav1.NetworkDevice {
+	return infrav1.NetworkDevice{Type: typ, MACAddress: mac, IPAddresses: addrs}
 }
 
 // nic is a NIC as the hypervisor reports it.
-func nic(mac string, addrs ...string) NICStatus {
-	return NICStatus{MACAddress: mac, IPAddresses: addrs}
+func nic(mac string, addrs ...string) infrav1.NICStatus {
+	return infrav1.NICStatus{MACAddress: mac, IPAddresses: addrs}
 }
 
 // configuration is one of the five network shapes every provider meets,
 // with a pending and a ready observation of it.
 type configuration struct {
 	name    string
-	devices []NetworkDevice
+	devices []infrav1.NetworkDevice
 	pending observation
 	ready   observation
 }
 
 // observation is what the hypervisor and the Node report at one moment.
 type observation struct {
-	nics      []NICStatus
+	nics      []infrav1.NICStatus
 	nodeAddrs []string // InternalIP addresses of the Node; nil: no Node
 	// What the adapter must write.
 	wantReady   bool
@@ -42,54 +44,54 @@ type observation struct {
 var configurations = []configuration{
 	{
 		name:    "dhcp and static uplink",
-		devices: []NetworkDevice{device("IPV4_DHCP", mac0), device("IPV4", mac1, "192.0.2.10/32")},
+		devices: []infrav1.NetworkDevice{device("IPV4_DHCP", mac0), device("IPV4", mac1, "192.0.2.10/32")},
 		pending: observation{
-			nics:        []NICStatus{nic(mac0, "fe80::5054:ff:fe12:3456"), nic(mac1, "192.0.2.10")},
+			nics:        []infrav1.NICStatus{nic(mac0, "fe80::5054:ff:fe12:3456"), nic(mac1, "192.0.2.10")},
 			wantMessage: "nic 0 (52:54:00:12:34:56): waiting for dhcp4",
 			wantAddrs:   []string{"192.0.2.10"},
 		},
 		ready: observation{
-			nics:      []NICStatus{nic(mac0, "10.0.0.5/24", "fe80::5054:ff:fe12:3456"), nic(mac1, "192.0.2.10/32")},
+			nics:      []infrav1.NICStatus{nic(mac0, "10.0.0.5/24", "fe80::5054:ff:fe12:3456"), nic(mac1, "192.0.2.10/32")},
 			wantReady: true,
 			wantAddrs: []string{"10.0.0.5", "192.0.2.10"},
 		},
 	},
 	{
 		name:    "one dhcp",
-		devices: []NetworkDevice{device("IPV4_DHCP", mac0)},
+		devices: []infrav1.NetworkDevice{device("IPV4_DHCP", mac0)},
 		pending: observation{
-			nics:        []NICStatus{nic(mac0, "169.254.3.4")},
+			nics:        []infrav1.NICStatus{nic(mac0, "169.254.3.4")},
 			wantMessage: "nic 0 (52:54:00:12:34:56): waiting for dhcp4",
 		},
 		ready: observation{
-			nics:      []NICStatus{nic(mac0, "10.0.0.5")},
+			nics:      []infrav1.NICStatus{nic(mac0, "10.0.0.5")},
 			wantReady: true,
 			wantAddrs: []string{"10.0.0.5"},
 		},
 	},
 	{
 		name:    "two dhcp",
-		devices: []NetworkDevice{device("IPV4_DHCP", mac0), device("IPV4_DHCP", mac1)},
+		devices: []infrav1.NetworkDevice{device("IPV4_DHCP", mac0), device("IPV4_DHCP", mac1)},
 		pending: observation{
-			nics:        []NICStatus{nic(mac0, "10.0.0.5"), nic(mac1)},
+			nics:        []infrav1.NICStatus{nic(mac0, "10.0.0.5"), nic(mac1)},
 			wantMessage: "nic 1 (52:54:00:12:34:57): waiting for dhcp4",
 			wantAddrs:   []string{"10.0.0.5"},
 		},
 		ready: observation{
-			nics:      []NICStatus{nic(mac0, "10.0.0.5"), nic(mac1, "10.1.0.5")},
+			nics:      []infrav1.NICStatus{nic(mac0, "10.0.0.5"), nic(mac1, "10.1.0.5")},
 			wantReady: true,
 			wantAddrs: []string{"10.0.0.5", "10.1.0.5"},
 		},
 	},
 	{
 		name:    "one static",
-		devices: []NetworkDevice{device("IPV4", mac0, "10.0.0.10/24")},
+		devices: []infrav1.NetworkDevice{device("IPV4", mac0, "10.0.0.10/24")},
 		pending: observation{
-			nics:        []NICStatus{nic(mac0)},
+			nics:        []infrav1.NICStatus{nic(mac0)},
 			wantMessage: "waiting for a first usable address from the hypervisor or the node",
 		},
 		ready: observation{ // the Node shows the address before the guest tools do
-			nics:      []NICStatus{nic(mac0)},
+			nics:      []infrav1.NICStatus{nic(mac0)},
 			nodeAddrs: []string{"10.0.0.10"},
 			wantReady: true,
 			wantAddrs: []string{"10.0.0.10"},
@@ -97,31 +99,31 @@ var configurations = []configuration{
 	},
 	{
 		name:    "two static",
-		devices: []NetworkDevice{device("IPV4", mac0, "10.0.0.10"), device("IPV4", mac1, "10.1.0.10/16")},
+		devices: []infrav1.NetworkDevice{device("IPV4", mac0, "10.0.0.10"), device("IPV4", mac1, "10.1.0.10/16")},
 		pending: observation{
 			wantMessage: "waiting for a first usable address from the hypervisor or the node",
 		},
 		ready: observation{
-			nics:      []NICStatus{nic(mac0, "10.0.0.10"), nic(mac1, "10.1.0.10")},
+			nics:      []infrav1.NICStatus{nic(mac0, "10.0.0.10"), nic(mac1, "10.1.0.10")},
 			wantReady: true,
 			wantAddrs: []string{"10.0.0.10", "10.1.0.10"},
 		},
 	},
 }
 
-// machine is a VMMachine named name with the given devices.
-func machine(namespace, name string, devices []NetworkDevice) *VMMachine {
-	return &VMMachine{
+// machine is a infrav1.VMMachine named name with the given devices.
+func machine(namespace, name string, devices []infrav1.NetworkDevice) *infrav1.VMMachine {
+	return &infrav1.VMMachine{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
-		Spec:       VMMachineSpec{Network: NetworkSpec{Devices: devices}},
+		Spec:       infrav1.VMMachineSpec{Network: infrav1.NetworkSpec{Devices: devices}},
 	}
 }
 
 // wantAddresses is status.addresses for a hostname and InternalIP addresses.
-func wantAddresses(hostname string, ips []string) []MachineAddress {
-	out := []MachineAddress{{Type: MachineHostName, Address: hostname}}
+func wantAddresses(hostname string, ips []string) []infrav1.MachineAddress {
+	out := []infrav1.MachineAddress{{Type: infrav1.MachineHostName, Address: hostname}}
 	for _, ip := range ips {
-		out = append(out, MachineAddress{Type: MachineInternalIP, Address: ip})
+		out = append(out, infrav1.MachineAddress{Type: infrav1.MachineInternalIP, Address: ip})
 	}
 	return out
 }

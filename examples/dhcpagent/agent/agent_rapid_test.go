@@ -46,9 +46,9 @@ func modelRespond(table map[string]netip.Addr, mac string, typ dhcpv4.MessageTyp
 	return modelReply{}
 }
 
-// TestAgentModel runs random sequences of pool loads and client requests
+// TestAgentMatchesModel runs random sequences of pool loads and client requests
 // against the agent and the model: every reply (or silence) must match.
-func TestAgentModel(t *testing.T) {
+func TestAgentMatchesModel(t *testing.T) {
 	macs := make([]string, 10)
 	for i := range macs {
 		macs[i] = fmt.Sprintf("52:54:00:dd:00:%02x", i)
