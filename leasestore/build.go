@@ -3,6 +3,7 @@ package leasestore
 import (
 	"fmt"
 
+	"github.com/vmnetkit/vmnetkit/internal/u128"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
 
@@ -74,12 +75,12 @@ func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 	// so far is servable: srcs[n] == n.
 	keys := make([]uint64, len(snap.Allocations))
 	var srcs []int32
-	pk, inPacked := packing{base: u128Of(prefix.Addr())}, true
+	pk, inPacked := packing{base: u128.FromAs16(prefix.Addr())}, true
 	var maxOff uint64
 	g := newGuard(pool, snap.Spec)
 	n := 0
 	sorted, sameHi := true, true
-	var prev u128
+	var prev u128.U128
 	macAnd, macOr := ^uint64(0), uint64(0)
 	for i := range snap.Allocations {
 		a := &snap.Allocations[i]
@@ -90,7 +91,7 @@ func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 			srcs = identity(srcs, n, len(snap.Allocations))
 			continue
 		}
-		x := u128Of(a.Addr)
+		x := u128.FromAs16(a.Addr)
 		if !g.clear(a.Addr, x) {
 			if err := pool.Check(a.Addr); err != nil {
 				t.problems = append(t.problems, Problem{Addr: a.Addr, Owner: a.Owner,
@@ -105,8 +106,8 @@ func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 		if n == 0 {
 			pk, inPacked = newPacking(pk.base, k, k)
 		} else {
-			sorted = sorted && prev.less(x)
-			sameHi = sameHi && prev.hi == x.hi
+			sorted = sorted && prev.Less(x)
+			sameHi = sameHi && prev.Hi == x.Hi
 		}
 		prev = x
 		if inPacked && !pk.holds(k) && !pk.widen(keys[:n], macAnd, macOr, maxOff) {

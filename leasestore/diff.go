@@ -132,7 +132,7 @@ func (p Plan) Apply(old *Store) *Store {
 				continue
 			}
 			if keepAll {
-				push(entry{addr: a.bytes(), mac: macFromUint64(k)})
+				push(entry{addr: a.As16(), mac: macFromUint64(k)})
 			} else {
 				pushLease(old.leaseOf(k, a))
 			}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vmnetkit/vmnetkit/internal/u128"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"go4.org/netipx"
 	"pgregory.net/rapid"
@@ -58,7 +59,7 @@ func TestGuardMatchesCheck(t *testing.T) {
 		}
 		g := newGuard(pool, spec)
 		for _, a := range addrs {
-			if got, want := g.clear(a, u128Of(a)), pool.Check(a) == nil; got != want {
+			if got, want := g.clear(a, u128.FromAs16(a)), pool.Check(a) == nil; got != want {
 				t.Fatalf("clear(%v) = %v, Check(%v) = %v", a, got, a, pool.Check(a))
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"iter"
 	"net/netip"
 	"slices"
+
+	"github.com/vmnetkit/vmnetkit/internal/u128"
 )
 
 // Store is a DHCP lease table: at most one lease per MAC and per address.
@@ -40,10 +42,10 @@ type entry struct {
 	mac  MAC
 }
 
-func (e *entry) hi() uint64   { return binary.BigEndian.Uint64(e.addr[:8]) }
-func (e *entry) lo() uint64   { return binary.BigEndian.Uint64(e.addr[8:]) }
-func (e *entry) u128() u128   { return u128{e.hi(), e.lo()} }
-func (s *Store) packed() bool { return s.byAddr == nil }
+func (e *entry) hi() uint64         { return binary.BigEndian.Uint64(e.addr[:8]) }
+func (e *entry) lo() uint64         { return binary.BigEndian.Uint64(e.addr[8:]) }
+func (e *entry) addr128() u128.U128 { return u128.U128{Hi: e.hi(), Lo: e.lo()} }
+func (s *Store) packed() bool       { return s.byAddr == nil }
 
 // cmpAddr orders entries by address.
 func cmpAddr(a, b *entry) int {
@@ -58,7 +60,7 @@ func (s *Store) setTables(byAddr, byMAC []entry) {
 	if len(byAddr) == 0 {
 		return
 	}
-	if pk, addrKeys, macKeys, ok := packTables(u128Of(s.prefix.Addr()), byAddr, byMAC); ok {
+	if pk, addrKeys, macKeys, ok := packTables(u128.FromAs16(s.prefix.Addr()), byAddr, byMAC); ok {
 		s.pk, s.addrKeys, s.macKeys = pk, addrKeys, macKeys
 		return
 	}
@@ -76,35 +78,30 @@ func (s *Store) lease(e *entry) Lease {
 
 // macAt returns the MAC, as an integer, and the address of the i-th lease
 // in MAC order.
-func (s *Store) macAt(i int) (uint64, u128) {
+func (s *Store) macAt(i int) (uint64, u128.U128) {
 	if s.packed() {
 		mac, off := s.pk.fromMACKey(s.macKeys[i])
-		return mac, s.pk.base.add64(off)
+		return mac, s.pk.base.Add64(off)
 	}
 	e := &s.byMAC[i]
-	return e.mac.uint64(), e.u128()
+	return e.mac.uint64(), e.addr128()
 }
 
 // leaseOf materializes the lease of a MAC and an address given as
-// integers.
-func (s *Store) leaseOf(mac uint64, a u128) Lease {
-	var addr netip.Addr
-	if s.is4 {
-		addr = netip.AddrFrom4([4]byte{byte(a.lo >> 24), byte(a.lo >> 16), byte(a.lo >> 8), byte(a.lo)})
-	} else {
-		addr = netip.AddrFrom16(a.bytes())
-	}
-	return Lease{MAC: macFromUint64(mac), Addr: addr, Prefix: s.prefix, Options: s.opts}
+// integers (the address as u128.FromAs16 writes it: an IPv4 address in its
+// IPv4-mapped form, whose low 32 bits are the IPv4 address).
+func (s *Store) leaseOf(mac uint64, a u128.U128) Lease {
+	return Lease{MAC: macFromUint64(mac), Addr: a.Addr(s.is4), Prefix: s.prefix, Options: s.opts}
 }
 
 // addrAt is macAt in address order.
-func (s *Store) addrAt(i int) (uint64, u128) {
+func (s *Store) addrAt(i int) (uint64, u128.U128) {
 	if s.packed() {
 		mac, off := s.pk.fromAddrKey(s.addrKeys[i])
-		return mac, s.pk.base.add64(off)
+		return mac, s.pk.base.Add64(off)
 	}
 	e := &s.byAddr[i]
-	return e.mac.uint64(), e.u128()
+	return e.mac.uint64(), e.addr128()
 }
 
 // Len returns the number of leases in s.
@@ -129,7 +126,7 @@ func (s *Store) Lookup(mac MAC) (Lease, bool) {
 		i, _ := slices.BinarySearch(s.macKeys, want<<s.pk.offBits)
 		if i < len(s.macKeys) {
 			if got, off := s.pk.fromMACKey(s.macKeys[i]); got == k {
-				return s.leaseOf(got, s.pk.base.add64(off)), true
+				return s.leaseOf(got, s.pk.base.Add64(off)), true
 			}
 		}
 		return Lease{}, false
@@ -148,7 +145,7 @@ func (s *Store) LookupAddr(addr netip.Addr) (Lease, bool) {
 		return Lease{}, false
 	}
 	if s.packed() {
-		off, ok := s.pk.offset(u128Of(addr))
+		off, ok := s.pk.offset(u128.FromAs16(addr))
 		if !ok {
 			return Lease{}, false
 		}
