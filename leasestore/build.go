@@ -60,7 +60,7 @@ func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 		return &Store{opts: &Options{}}, []Problem{{Err: fmt.Errorf("leasestore: build: %w", err)}}
 	}
 	prefix := snap.Spec.Prefix
-	t := tables{
+	t := tableBuilder{
 		is4:   prefix.Addr().Is4(),
 		owner: func(src int32) string { return snap.Allocations[src].Owner },
 	}
@@ -137,7 +137,7 @@ func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 	s := &Store{prefix: prefix, opts: &clean, is4: t.is4}
 	if inPacked && n > 0 {
 		if byAddr, byMAC, ok := packedTables(&pk, keys, sorted, macAnd^macOr); ok {
-			s.pk, s.addrKeys, s.macKeys = pk, byAddr, byMAC
+			s.t = packedTable(pk, byAddr, byMAC)
 			sortProblems(t.problems)
 			return s, t.problems
 		}
@@ -154,7 +154,8 @@ func Build(snap ipam.Snapshot, opts Options) (*Store, []Problem) {
 	if srcs == nil && !sorted { // the sort reorders the sources with the entries
 		srcs = identity(nil, n, n)
 	}
-	s.setTables(t.build(ents, srcs, sorted, sameHi, macAnd^macOr))
+	byAddr, byMAC := t.build(ents, srcs, sorted, sameHi, macAnd^macOr)
+	s.t = wideTable(u128.FromAs16(prefix.Addr()), byAddr, byMAC)
 	sortProblems(t.problems)
 	return s, t.problems
 }
