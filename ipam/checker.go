@@ -38,9 +38,14 @@ func (p *Pool) Checker() Checker {
 // allocated from the pool, else an error wrapping ErrOutOfRange,
 // ErrExcluded or ErrReserved (ErrInvalidSpec for a pool not made by New or
 // Restore). It allocates only to build an error.
+//
+// Its common case spells out layout.offset rather than calling it, to
+// spare a call per address of a snapshot (leasestore.Build checks every
+// one).
 func (c *Checker) Check(addr netip.Addr) error {
-	if l := c.l; l != nil {
-		if o, ok := l.offset(addr); ok {
+	if l := c.l; l != nil && (l.is4 && addr.Is4() || !l.is4 && addr.Is6() && addr.Zone() == "") {
+		o := u128.FromAddr(addr).Sub(l.first)
+		if !l.max.Less(o) {
 			if o.Less(c.prev) {
 				c.seek(o)
 			}
@@ -49,7 +54,7 @@ func (c *Checker) Check(addr netip.Addr) error {
 				c.next++
 			}
 			if c.next == len(l.blocked) || o.Less(l.blocked[c.next].lo) {
-				return nil // outside every blocked span
+				return nil // in [Start, End], outside every blocked span
 			}
 		}
 	}
