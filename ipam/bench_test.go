@@ -12,10 +12,10 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/vmnetkit/vmnetkit/internal/measure"
 	"github.com/vmnetkit/vmnetkit/internal/u128"
 )
 
@@ -71,12 +71,10 @@ func newMeter(b *testing.B) *meter {
 	return &meter{b: b, mark: cpuTime()}
 }
 
+// cpuTime is measure.CPU, 0 where the platform does not say.
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := measure.CPU()
+	return d
 }
 
 func (m *meter) stop() {
@@ -447,13 +445,11 @@ var keep *Pool
 // retainedBy returns the heap that fill's pool (stored in keep) retains
 // per allocation, n fresh 17-byte owners (mac) included.
 func retainedBy(b *testing.B, n int, fill func(owner func(int) string)) float64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fill(mac)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
+	bytes := measure.Retained(func() any {
+		fill(mac)
+		return keep
+	})
 	keep = nil
 	runtime.GC()
-	return (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / float64(n)
+	return float64(bytes) / float64(n)
 }
