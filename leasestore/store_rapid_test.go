@@ -13,6 +13,7 @@ import (
 	"go4.org/netipx"
 	"pgregory.net/rapid"
 
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -39,12 +40,12 @@ func smUsable(a netip.Addr) bool {
 var smOptions = []struct{ given, kept leasestore.Options }{
 	{opts4, opts4},
 	{
-		leasestore.Options{DNS: addrs("10.0.0.2", "10.0.0.3"), LeaseTime: 10 * time.Minute, DomainSearch: []string{"lab.example"}},
-		leasestore.Options{DNS: addrs("10.0.0.2", "10.0.0.3"), LeaseTime: 10 * time.Minute, DomainSearch: []string{"lab.example"}},
+		leasestore.Options{DNS: netiptest.Addrs("10.0.0.2", "10.0.0.3"), LeaseTime: 10 * time.Minute, DomainSearch: []string{"lab.example"}},
+		leasestore.Options{DNS: netiptest.Addrs("10.0.0.2", "10.0.0.3"), LeaseTime: 10 * time.Minute, DomainSearch: []string{"lab.example"}},
 	},
 	{ // invalid values are dropped
-		leasestore.Options{Router: netip.MustParseAddr("fd00::1"), DNS: addrs("fd00::53", "10.0.0.3"), LeaseTime: time.Millisecond},
-		leasestore.Options{DNS: addrs("10.0.0.3")},
+		leasestore.Options{Router: netip.MustParseAddr("fd00::1"), DNS: netiptest.Addrs("fd00::53", "10.0.0.3"), LeaseTime: time.Millisecond},
+		leasestore.Options{DNS: netiptest.Addrs("10.0.0.3")},
 	},
 }
 

@@ -2,7 +2,6 @@ package readiness
 
 import (
 	"fmt"
-	"net/netip"
 	"strings"
 	"testing"
 
@@ -15,25 +14,6 @@ const (
 	mac1 = "52:54:00:12:34:57"
 	mac2 = "52:54:00:12:34:58"
 )
-
-// addrs parses addresses; "" is the zero (invalid) netip.Addr.
-func addrs(ss ...string) []netip.Addr {
-	out := make([]netip.Addr, len(ss))
-	for i, s := range ss {
-		if s != "" {
-			out[i] = netip.MustParseAddr(s)
-		}
-	}
-	return out
-}
-
-func prefixes(ss ...string) []netip.Prefix {
-	out := make([]netip.Prefix, len(ss))
-	for i, s := range ss {
-		out[i] = netip.MustParsePrefix(s)
-	}
-	return out
-}
 
 // render writes a Verdict as lines, every field included, so that a test
 // states its whole expectation and a failure shows a readable diff.
