@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -47,21 +46,6 @@ var smOptions = []struct{ given, kept leasestore.Options }{
 		leasestore.Options{Router: netip.MustParseAddr("fd00::1"), DNS: netiptest.Addrs("fd00::53", "10.0.0.3"), LeaseTime: time.Millisecond},
 		leasestore.Options{DNS: netiptest.Addrs("10.0.0.3")},
 	},
-}
-
-// spell writes mac in one of the spellings ParseMAC accepts.
-func spell(mac leasestore.MAC, style int) string {
-	s := mac.String()
-	switch style % 4 {
-	case 1:
-		return strings.ToUpper(strings.ReplaceAll(s, ":", "-"))
-	case 2:
-		h := strings.ReplaceAll(s, ":", "")
-		return h[0:4] + "." + strings.ToUpper(h[4:8]) + "." + h[8:12]
-	case 3:
-		return strings.ReplaceAll(s, ":", "")
-	}
-	return s
 }
 
 type machine struct {
