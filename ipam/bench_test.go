@@ -19,25 +19,6 @@ import (
 	"github.com/vmnetkit/vmnetkit/internal/u128"
 )
 
-// mac returns the i-th 17-byte MAC-style owner, e.g. "52:54:00:00:00:2a".
-func mac(i int) string {
-	const hex = "0123456789abcdef"
-	b := []byte("52:54:00:00:00:00")
-	for k := range 4 {
-		v := byte(i >> (8 * (3 - k)))
-		b[6+3*k], b[7+3*k] = hex[v>>4], hex[v&15]
-	}
-	return string(b)
-}
-
-func macs(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = mac(i)
-	}
-	return out
-}
-
 // v4Usable returns the usable range of an IPv4 prefix as integers.
 func v4Usable(prefix string) (first, last uint32) {
 	f, l := usableRange(netip.MustParsePrefix(prefix))

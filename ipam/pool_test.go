@@ -7,26 +7,7 @@ import (
 	"testing"
 
 	"github.com/vmnetkit/vmnetkit/internal/measure"
-	"go4.org/netipx"
 )
-
-// smallSpec: 10.0.0.1-10.0.0.6 usable; .3-.4 excluded, .1 reserved: free .2 .5 .6.
-func smallSpec() Spec {
-	return Spec{
-		Prefix:   mpp("10.0.0.0/29"),
-		Exclude:  []netipx.IPRange{rng("10.0.0.3", "10.0.0.4")},
-		Reserved: []netip.Addr{mpa("10.0.0.1")},
-	}
-}
-
-func mustNew(t *testing.T, spec Spec) *Pool {
-	t.Helper()
-	p, err := New(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func TestAllocate(t *testing.T) {
 	p := mustNew(t, smallSpec())
