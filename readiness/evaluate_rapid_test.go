@@ -229,30 +229,6 @@ func (m *readinessMachine) check(t *rapid.T) {
 	}
 }
 
-func cloneInput(in Input) Input {
-	out := Input{
-		Devices:   slices.Clone(in.Devices),
-		NICs:      slices.Clone(in.NICs),
-		NodeAddrs: slices.Clone(in.NodeAddrs),
-		Ignore:    slices.Clone(in.Ignore),
-	}
-	for i := range out.Devices {
-		out.Devices[i].Static = slices.Clone(out.Devices[i].Static)
-	}
-	for i := range out.NICs {
-		out.NICs[i].Addrs = slices.Clone(out.NICs[i].Addrs)
-	}
-	return out
-}
-
-func equalInput(a, b Input) bool {
-	return slices.EqualFunc(a.Devices, b.Devices, func(x, y Device) bool {
-		return x.MAC == y.MAC && x.DHCP4 == y.DHCP4 && x.DHCP6 == y.DHCP6 && slices.Equal(x.Static, y.Static)
-	}) && slices.EqualFunc(a.NICs, b.NICs, func(x, y NIC) bool {
-		return x.MAC == y.MAC && slices.Equal(x.Addrs, y.Addrs)
-	}) && slices.Equal(a.NodeAddrs, b.NodeAddrs) && slices.Equal(a.Ignore, b.Ignore)
-}
-
 func withoutIgnored(v Verdict) []string {
 	v.Ignored = nil
 	for i := range v.Devices {
