@@ -7,15 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var (
-	t0 = time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	t1 = time.Date(2026, 12, 2, 11, 30, 15, 987654321, time.UTC) // truncates to 11:30:15
-)
-
-func cond(typ string, st Status, gen int64, at time.Time, reason, msg string) Condition {
-	return Condition{Type: typ, Status: st, ObservedGeneration: gen, LastTransitionTime: at, Reason: reason, Message: msg}
-}
-
 func TestSet(t *testing.T) {
 	t1s := time.Date(2026, 12, 2, 11, 30, 15, 0, time.UTC)
 	base := []Condition{

@@ -11,27 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func valid() Condition {
-	return cond("CacheReady", ConditionTrue, 3, t0, "CacheBuilt", "built")
-}
-
-// fields lists the fields of Validate's violations, in order.
-func fields(err error) []string {
-	var out []string
-	if err == nil {
-		return out
-	}
-	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-		var fe *FieldError
-		if !errors.As(e, &fe) {
-			out = append(out, "not a FieldError: "+e.Error())
-			continue
-		}
-		out = append(out, fe.Field)
-	}
-	return out
-}
-
 func TestValidate(t *testing.T) {
 	with := func(f func(*Condition)) Condition { c := valid(); f(&c); return c }
 	tests := []struct {

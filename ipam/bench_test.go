@@ -12,31 +12,12 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/vmnetkit/vmnetkit/internal/measure"
 	"github.com/vmnetkit/vmnetkit/internal/u128"
 )
-
-// mac returns the i-th 17-byte MAC-style owner, e.g. "52:54:00:00:00:2a".
-func mac(i int) string {
-	const hex = "0123456789abcdef"
-	b := []byte("52:54:00:00:00:00")
-	for k := range 4 {
-		v := byte(i >> (8 * (3 - k)))
-		b[6+3*k], b[7+3*k] = hex[v>>4], hex[v&15]
-	}
-	return string(b)
-}
-
-func macs(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = mac(i)
-	}
-	return out
-}
 
 // v4Usable returns the usable range of an IPv4 prefix as integers.
 func v4Usable(prefix string) (first, last uint32) {
@@ -71,12 +52,10 @@ func newMeter(b *testing.B) *meter {
 	return &meter{b: b, mark: cpuTime()}
 }
 
+// cpuTime is measure.CPU, 0 where the platform does not say.
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := measure.CPU()
+	return d
 }
 
 func (m *meter) stop() {
@@ -447,13 +426,11 @@ var keep *Pool
 // retainedBy returns the heap that fill's pool (stored in keep) retains
 // per allocation, n fresh 17-byte owners (mac) included.
 func retainedBy(b *testing.B, n int, fill func(owner func(int) string)) float64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	fill(mac)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
+	bytes := measure.Retained(func() any {
+		fill(mac)
+		return keep
+	})
 	keep = nil
 	runtime.GC()
-	return (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / float64(n)
+	return float64(bytes) / float64(n)
 }

@@ -7,7 +7,10 @@
 // Allocate hands out an address by the Spec's Strategy (the lowest free
 // address, or the next one after the last handed out) and is idempotent per
 // owner; AllocateAddr takes a given address; Release and ReleaseOwner free
-// one. Stats counts exactly, even for a /0 (Count holds 128 bits).
+// one. Stats counts exactly, even for a /0 (Count holds 128 bits). Check
+// says whether an address could ever be allocated, and why not; a Checker
+// answers the same for many addresses in ascending order at a comparison
+// or two each (leasestore checks a whole snapshot with one).
 //
 // Snapshot and Restore persist a pool: Restore gives the same pool whatever
 // the order of the snapshot's allocations, and never fails as a whole on a

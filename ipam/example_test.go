@@ -123,3 +123,24 @@ func ExampleSequential() {
 	// Output:
 	// 10.0.0.1 10.0.0.2
 }
+
+func ExamplePool_Checker() {
+	pool, err := ipam.New(ipam.Spec{
+		Prefix:   netip.MustParsePrefix("10.0.0.0/24"),
+		Exclude:  []netipx.IPRange{netipx.MustParseIPRange("10.0.0.10-10.0.0.19")},
+		Reserved: []netip.Addr{netip.MustParseAddr("10.0.0.1")},
+	})
+	if err != nil {
+		panic(err)
+	}
+	c := pool.Checker() // addresses in ascending order cost a comparison or two each
+	for _, a := range []string{"10.0.0.1", "10.0.0.2", "10.0.0.15", "10.0.0.20", "10.0.0.255"} {
+		fmt.Println(a, c.Check(netip.MustParseAddr(a)))
+	}
+	// Output:
+	// 10.0.0.1 ipam: check "10.0.0.1" in 10.0.0.0/24: address reserved
+	// 10.0.0.2 <nil>
+	// 10.0.0.15 ipam: check "10.0.0.15" in 10.0.0.0/24: address excluded
+	// 10.0.0.20 <nil>
+	// 10.0.0.255 ipam: check "10.0.0.255" in 10.0.0.0/24: outside 10.0.0.1-10.0.0.254: address out of range
+}

@@ -4,29 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"runtime"
 	"testing"
 
-	"go4.org/netipx"
+	"github.com/vmnetkit/vmnetkit/internal/measure"
 )
-
-// smallSpec: 10.0.0.1-10.0.0.6 usable; .3-.4 excluded, .1 reserved: free .2 .5 .6.
-func smallSpec() Spec {
-	return Spec{
-		Prefix:   mpp("10.0.0.0/29"),
-		Exclude:  []netipx.IPRange{rng("10.0.0.3", "10.0.0.4")},
-		Reserved: []netip.Addr{mpa("10.0.0.1")},
-	}
-}
-
-func mustNew(t *testing.T, spec Spec) *Pool {
-	t.Helper()
-	p, err := New(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func TestAllocate(t *testing.T) {
 	p := mustNew(t, smallSpec())
@@ -246,7 +227,7 @@ func TestSteadyStateDoesNotAllocate(t *testing.T) {
 				}
 			}
 			i := 0
-			allocs := mallocs(1000, func() {
+			allocs := measure.Mallocs(1000, func() {
 				owner := owners[i*7919%len(owners)]
 				i++
 				a, _ := p.AddrOf(owner)
@@ -288,7 +269,7 @@ func TestReadsDoNotAllocate(t *testing.T) {
 			p.AllocateAddr(mpa("10.0.0.2"), "a")
 		},
 	} {
-		if n := mallocs(100, f); n != 0 {
+		if n := measure.Mallocs(100, f); n != 0 {
 			t.Errorf("%s: %d allocations in 100 runs, want 0", name, n)
 		}
 	}
@@ -307,7 +288,7 @@ func TestSequentialAllocatesLittle(t *testing.T) {
 		}
 	}
 	i := 0
-	n := mallocs(1000, func() {
+	n := measure.Mallocs(1000, func() {
 		owner := owners[i*7919%len(owners)]
 		i++
 		p.ReleaseOwner(owner)
@@ -318,19 +299,4 @@ func TestSequentialAllocatesLittle(t *testing.T) {
 	if n > 250 {
 		t.Fatalf("Sequential Release+Allocate: %d allocations in 1000 runs, want at most 250", n)
 	}
-}
-
-// mallocs returns the number of heap allocations of runs calls of f (after
-// one warm-up call). Unlike testing.AllocsPerRun it does not round an
-// average down to zero.
-func mallocs(runs int, f func()) uint64 {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	f()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range runs {
-		f()
-	}
-	runtime.ReadMemStats(&after)
-	return after.Mallocs - before.Mallocs
 }

@@ -9,13 +9,6 @@ import (
 	"go4.org/netipx"
 )
 
-var (
-	mpa = netip.MustParseAddr
-	mpp = netip.MustParsePrefix
-)
-
-func rng(from, to string) netipx.IPRange { return netipx.IPRangeFrom(mpa(from), mpa(to)) }
-
 func TestValidateRejects(t *testing.T) {
 	v4 := mpp("10.0.0.0/24")
 	tests := []struct {

@@ -7,13 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"go4.org/netipx"
 	"pgregory.net/rapid"
 )
-
-// cmpSpecs compares Specs by value, an empty list equal to a nil one.
-var cmpSpecs = cmp.Options{cmpAddrs, cmpopts.EquateEmpty()}
 
 func TestSpecTextParse(t *testing.T) {
 	tests := []struct {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmnetkit/vmnetkit/internal/measure"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -124,10 +125,10 @@ type cpuMeter struct {
 	ok        bool
 }
 
-func (m *cpuMeter) start() { m.t0, m.ok = processCPU() }
+func (m *cpuMeter) start() { m.t0, m.ok = measure.CPU() }
 
 func (m *cpuMeter) stop() {
-	if t, ok := processCPU(); ok && m.ok {
+	if t, ok := measure.CPU(); ok && m.ok {
 		m.total += t - m.t0
 	}
 }
@@ -226,16 +227,14 @@ func BenchmarkStoreBytes(b *testing.B) {
 // retainedPerLease builds snap and returns the heap its Store retains, in
 // bytes per lease.
 func retainedPerLease(tb testing.TB, snap ipam.Snapshot) float64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	s, _ := leasestore.Build(snap, benchOptions)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
+	var s *leasestore.Store
+	bytes := measure.Retained(func() any {
+		s, _ = leasestore.Build(snap, benchOptions)
+		return s
+	})
 	if s.Len() != len(snap.Allocations) {
 		tb.Fatalf("Build: %d leases of %d", s.Len(), len(snap.Allocations))
 	}
-	runtime.KeepAlive(s)
 	runtime.KeepAlive(snap)
-	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(s.Len())
+	return float64(bytes) / float64(s.Len())
 }

@@ -10,93 +10,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"go4.org/netipx"
 
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
-
-// spec4 is the pool of most tests: 10.0.0.0/24 with a reserved router
-// address and an excluded block.
-var spec4 = ipam.Spec{
-	Prefix:   netip.MustParsePrefix("10.0.0.0/24"),
-	Exclude:  []netipx.IPRange{netipx.MustParseIPRange("10.0.0.100-10.0.0.109")},
-	Reserved: []netip.Addr{netip.MustParseAddr("10.0.0.1")},
-}
-
-var opts4 = leasestore.Options{
-	ServerIP:  netip.MustParseAddr("10.0.0.1"),
-	Router:    netip.MustParseAddr("10.0.0.1"),
-	DNS:       addrs("10.0.0.2"),
-	LeaseTime: time.Hour,
-}
-
-// snap returns a snapshot of spec from "addr=owner" pairs.
-func snap(spec ipam.Spec, pairs ...string) ipam.Snapshot {
-	s := ipam.Snapshot{Spec: spec}
-	for _, p := range pairs {
-		addr, owner, _ := strings.Cut(p, "=")
-		s.Allocations = append(s.Allocations, ipam.Allocation{Addr: netip.MustParseAddr(addr), Owner: owner})
-	}
-	return s
-}
-
-// table renders a store as "mac addr/bits" lines in address order.
-func table(s *leasestore.Store) []string {
-	var out []string
-	for l := range s.All() {
-		out = append(out, l.String())
-	}
-	return out
-}
-
-// planLines renders a plan as "+ lease", "- lease" and "~ old -> new" lines.
-func planLines(p leasestore.Plan) []string {
-	var out []string
-	for _, l := range p.Remove {
-		out = append(out, "- "+l.String())
-	}
-	for _, l := range p.Add {
-		out = append(out, "+ "+l.String())
-	}
-	for _, c := range p.Update {
-		out = append(out, "~ "+c.Old.String()+" -> "+c.New.String())
-	}
-	return out
-}
-
-// leases returns every lease of s, options included, for cmp.Diff.
-func leases(s *leasestore.Store) []leasestore.Lease { return slices.Collect(s.All()) }
-
-// cmpOpts compare netip and MAC values by ==; *Options compare with their
-// Equal method.
-var cmpOpts = cmp.Options{
-	cmp.Comparer(func(a, b leasestore.MAC) bool { return a == b }),
-	cmp.Comparer(func(a, b netip.Addr) bool { return a == b }),
-	cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }),
-}
-
-func mustBuild(t *testing.T, s ipam.Snapshot, opts leasestore.Options) *leasestore.Store {
-	t.Helper()
-	st, problems := leasestore.Build(s, opts)
-	if len(problems) != 0 {
-		t.Fatalf("Build: unexpected problems: %v", problems)
-	}
-	return st
-}
-
-// checkPlan checks that p applied to old gives new, and p's order.
-func checkPlan(t *testing.T, old, new *leasestore.Store, p leasestore.Plan) {
-	t.Helper()
-	if diff := cmp.Diff(leases(new), leases(p.Apply(old)), cmpOpts); diff != "" {
-		t.Errorf("Plan.Apply(old) differs from new (-want +got):\n%s", diff)
-	}
-	byMAC := func(a, b leasestore.Lease) int { return a.MAC.Compare(b.MAC) }
-	if !slices.IsSortedFunc(p.Add, byMAC) || !slices.IsSortedFunc(p.Remove, byMAC) ||
-		!slices.IsSortedFunc(p.Update, func(a, b leasestore.Change) int { return a.Old.MAC.Compare(b.Old.MAC) }) {
-		t.Errorf("plan is not sorted by MAC: %v", planLines(p))
-	}
-}
 
 // TestMACChangeForSameAddress: the field failure "a MAC that changes for
 // the same address keeps its old lease and the new MAC gets none".
@@ -258,10 +176,10 @@ func TestOptionChangesReachExistingLeases(t *testing.T) {
 		name   string
 		change func(o *leasestore.Options)
 	}{
-		{"DNS", func(o *leasestore.Options) { o.DNS = addrs("10.0.0.3", "10.0.0.2") }},
+		{"DNS", func(o *leasestore.Options) { o.DNS = netiptest.Addrs("10.0.0.3", "10.0.0.2") }},
 		{"router", func(o *leasestore.Options) { o.Router = netip.MustParseAddr("10.0.0.254") }},
 		{"lease time", func(o *leasestore.Options) { o.LeaseTime = 10 * time.Minute }},
-		{"NTP", func(o *leasestore.Options) { o.NTP = addrs("10.0.0.4") }},
+		{"NTP", func(o *leasestore.Options) { o.NTP = netiptest.Addrs("10.0.0.4") }},
 		{"search list", func(o *leasestore.Options) { o.DomainSearch = []string{"lab.example.com"} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -295,7 +213,7 @@ func TestOptionChangesReachExistingLeases(t *testing.T) {
 // caller reuses its Options value, and all leases share one *Options.
 func TestBuildKeepsItsOwnOptions(t *testing.T) {
 	opts := opts4
-	opts.DNS = addrs("10.0.0.2", "10.0.0.3")
+	opts.DNS = netiptest.Addrs("10.0.0.2", "10.0.0.3")
 	st := mustBuild(t, snap(spec4, "10.0.0.5=52:54:00:00:00:01", "10.0.0.6=52:54:00:00:00:02"), opts)
 	opts.DNS[0] = netip.MustParseAddr("192.0.2.1")
 	var shared *leasestore.Options
@@ -317,12 +235,12 @@ func TestBuildKeepsItsOwnOptions(t *testing.T) {
 func TestInvalidOptionsAreDroppedAndReported(t *testing.T) {
 	opts := leasestore.Options{
 		Router:     netip.MustParseAddr("fd00::1"),
-		DNS:        addrs("10.0.0.2", "fd00::53", "10.0.0.3"),
+		DNS:        netiptest.Addrs("10.0.0.2", "fd00::53", "10.0.0.3"),
 		DomainName: "bad_name.example",
 		LeaseTime:  100 * time.Millisecond,
 	}
 	st, problems := leasestore.Build(snap(spec4, "10.0.0.5=52:54:00:00:00:01", "10.0.0.6=nope"), opts)
-	want := leasestore.Options{DNS: addrs("10.0.0.2", "10.0.0.3")}
+	want := leasestore.Options{DNS: netiptest.Addrs("10.0.0.2", "10.0.0.3")}
 	l, ok := st.Lookup(leasestore.MustParseMAC("52:54:00:00:00:01"))
 	if !ok {
 		t.Fatal("the valid allocation is not served")
@@ -350,7 +268,7 @@ func TestInvalidOptionsAreDroppedAndReported(t *testing.T) {
 func TestNoNameResolution(t *testing.T) {
 	withoutResolver(t)
 	opts := opts4
-	opts.NTP = addrs("10.0.0.3")
+	opts.NTP = netiptest.Addrs("10.0.0.3")
 	opts.DomainName = "ntp.unresolvable.invalid"
 	opts.DomainSearch = []string{"time.unresolvable.invalid"}
 	s := snap(spec4, "10.0.0.5=52:54:00:00:00:01")
@@ -359,7 +277,7 @@ func TestNoNameResolution(t *testing.T) {
 	p := leasestore.Diff(old, new)
 	_ = p.Apply(old)
 	l, ok := new.Lookup(leasestore.MustParseMAC("52:54:00:00:00:01"))
-	if !ok || !slices.Equal(l.Options.NTP, addrs("10.0.0.3")) || l.Options.DomainName != opts.DomainName {
+	if !ok || !slices.Equal(l.Options.NTP, netiptest.Addrs("10.0.0.3")) || l.Options.DomainName != opts.DomainName {
 		t.Errorf("Lookup = %+v, %v; want the options as given", l, ok)
 	}
 }
@@ -375,13 +293,13 @@ func TestInvalidSpec(t *testing.T) {
 }
 
 func TestIPv6(t *testing.T) {
-	spec := ipam.Spec{Prefix: netip.MustParsePrefix("fd00:1::/64"), Reserved: addrs("fd00:1::1")}
+	spec := ipam.Spec{Prefix: netip.MustParsePrefix("fd00:1::/64"), Reserved: netiptest.Addrs("fd00:1::1")}
 	st, problems := leasestore.Build(snap(spec,
 		"fd00:1::ffff:ffff:ffff:fffe=52:54:00:00:00:02",
 		"fd00:1::5=52:54:00:00:00:01",
 		"fd00:1::1=52:54:00:00:00:03",
 		"10.0.0.5=52:54:00:00:00:04",
-	), leasestore.Options{DNS: addrs("fd00:1::53")})
+	), leasestore.Options{DNS: netiptest.Addrs("fd00:1::53")})
 	want := []string{"52:54:00:00:00:01 fd00:1::5/64", "52:54:00:00:00:02 fd00:1::ffff:ffff:ffff:fffe/64"}
 	if diff := cmp.Diff(want, table(st)); diff != "" {
 		t.Errorf("table (-want +got):\n%s", diff)

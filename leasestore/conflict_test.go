@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -152,8 +153,8 @@ func orders(entries []string) [][]string {
 // entries for the same kind of reason, and each of Build's problems names
 // the lease that really holds the address or the MAC.
 func TestBuildServesWhatRestoreKeeps(t *testing.T) {
-	v4 := ipam.Spec{Prefix: netip.MustParsePrefix("10.0.0.0/28"), Reserved: addrs("10.0.0.1"), Owners: ipam.MACOwners}
-	v6 := ipam.Spec{Prefix: netip.MustParsePrefix("fd00::/120"), Reserved: addrs("fd00::1"), Owners: ipam.MACOwners}
+	v4 := ipam.Spec{Prefix: netip.MustParsePrefix("10.0.0.0/28"), Reserved: netiptest.Addrs("10.0.0.1"), Owners: ipam.MACOwners}
+	v6 := ipam.Spec{Prefix: netip.MustParsePrefix("fd00::/120"), Reserved: netiptest.Addrs("fd00::1"), Owners: ipam.MACOwners}
 	macs := []string{"52:54:00:00:00:01", "52:54:00:00:00:02", "52:54:00:00:00:03", "52:54:00:00:00:04", "02:00:00:00:00:09"}
 	rapid.Check(t, func(t *rapid.T) {
 		spec := rapid.SampledFrom([]ipam.Spec{v4, v6}).Draw(t, "spec")

@@ -1,6 +1,10 @@
 package leasestore
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/vmnetkit/vmnetkit/internal/u128"
+)
 
 // Plan is what an agent does to go from one lease table to another. Each
 // list is sorted by MAC and holds a MAC at most once across the three.
@@ -38,16 +42,16 @@ func Diff(old, new *Store) Plan {
 	na, nb := old.Len(), new.Len()
 	same := old != nil && new != nil && old.prefix == new.prefix && old.opts.Equal(new.opts)
 	// Packed the same way, equal keys are equal leases.
-	sameKeys := same && old.packed() && new.packed() && old.pk == new.pk
+	sameKeys := same && old.t.keyedAlike(&new.t)
 	i, j := 0, 0
 	for i < na && j < nb {
-		if sameKeys && old.macKeys[i] == new.macKeys[j] {
+		if sameKeys && old.t.sameKey(i, &new.t, j) {
 			i++
 			j++
 			continue
 		}
-		kx, ax := old.macAt(i)
-		ky, ay := new.macAt(j)
+		kx, ax := old.t.macAt(i)
+		ky, ay := new.t.macAt(j)
 		switch {
 		case kx == ky && ax == ay && same:
 		case kx == ky:
@@ -65,10 +69,10 @@ func Diff(old, new *Store) Plan {
 		j++
 	}
 	for ; i < na; i++ {
-		p.Remove = append(p.Remove, old.leaseOf(old.macAt(i)))
+		p.Remove = append(p.Remove, old.leaseOf(old.t.macAt(i)))
 	}
 	for ; j < nb; j++ {
-		p.Add = append(p.Add, new.leaseOf(new.macAt(j)))
+		p.Add = append(p.Add, new.leaseOf(new.t.macAt(j)))
 	}
 	return p
 }
@@ -124,7 +128,7 @@ func (p Plan) Apply(old *Store) *Store {
 		keepAll := old.prefix == s.prefix
 		g := 0
 		for i := range old.Len() {
-			k, a := old.macAt(i)
+			k, a := old.t.macAt(i)
 			for g < len(gone) && gone[g].uint64() < k {
 				g++
 			}
@@ -132,7 +136,7 @@ func (p Plan) Apply(old *Store) *Store {
 				continue
 			}
 			if keepAll {
-				push(entry{addr: a.bytes(), mac: macFromUint64(k)})
+				push(entry{addr: a.As16(), mac: macFromUint64(k)})
 			} else {
 				pushLease(old.leaseOf(k, a))
 			}
@@ -152,7 +156,8 @@ func (p Plan) Apply(old *Store) *Store {
 		macAnd &= k
 		macOr |= k
 	}
-	t := tables{is4: s.is4}
-	s.setTables(t.build(ents, nil, false, sameHi, macAnd^macOr))
+	t := tableBuilder{is4: s.is4}
+	byAddr, byMAC := t.build(ents, nil, false, sameHi, macAnd^macOr)
+	s.t = wideTable(u128.FromAs16(s.prefix.Addr()), byAddr, byMAC)
 	return s
 }

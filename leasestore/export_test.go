@@ -11,4 +11,4 @@ func SetPackBits(n uint) (restore func()) {
 }
 
 // Packed reports whether s holds its leases in the packed form.
-func (s *Store) Packed() bool { return s.packed() }
+func (s *Store) Packed() bool { return s.t.packed() }

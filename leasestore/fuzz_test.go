@@ -10,6 +10,7 @@ import (
 
 	"go4.org/netipx"
 
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -18,10 +19,10 @@ var fuzzSpecs = []ipam.Spec{
 	{
 		Prefix:   netip.MustParsePrefix("10.0.0.0/28"),
 		Exclude:  []netipx.IPRange{netipx.MustParseIPRange("10.0.0.8-10.0.0.9")},
-		Reserved: addrs("10.0.0.1"),
+		Reserved: netiptest.Addrs("10.0.0.1"),
 	},
 	{Prefix: netip.MustParsePrefix("10.0.0.4/31")},
-	{Prefix: netip.MustParsePrefix("fd00::/120"), Reserved: addrs("fd00::1")},
+	{Prefix: netip.MustParsePrefix("fd00::/120"), Reserved: netiptest.Addrs("fd00::1")},
 	{Prefix: netip.MustParsePrefix("10.0.0.5/24")}, // invalid: not canonical
 }
 

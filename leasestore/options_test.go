@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -15,20 +16,12 @@ var (
 	pool6 = netip.MustParsePrefix("fd00:1::/64")
 )
 
-func addrs(ss ...string) []netip.Addr {
-	out := make([]netip.Addr, len(ss))
-	for i, s := range ss {
-		out[i] = netip.MustParseAddr(s)
-	}
-	return out
-}
-
 func TestOptionsValidate(t *testing.T) {
 	valid4 := leasestore.Options{
 		ServerIP:     netip.MustParseAddr("10.0.0.1"),
 		Router:       netip.MustParseAddr("10.0.0.1"),
-		DNS:          addrs("10.0.0.2", "1.1.1.1"),
-		NTP:          addrs("10.0.0.3"),
+		DNS:          netiptest.Addrs("10.0.0.2", "1.1.1.1"),
+		NTP:          netiptest.Addrs("10.0.0.3"),
 		DomainName:   "lab.example.com.",
 		DomainSearch: []string{"lab.example.com", "example.com", "x-1.y2"},
 		LeaseTime:    time.Hour,
@@ -46,7 +39,7 @@ func TestOptionsValidate(t *testing.T) {
 	}{
 		{"zero options", pool4, leasestore.Options{}, nil},
 		{"all set IPv4", pool4, valid4, nil},
-		{"IPv6", pool6, leasestore.Options{ServerIP: netip.MustParseAddr("fd00:1::1"), DNS: addrs("fd00:1::53")}, nil},
+		{"IPv6", pool6, leasestore.Options{ServerIP: netip.MustParseAddr("fd00:1::1"), DNS: netiptest.Addrs("fd00:1::53")}, nil},
 		{"longest lease", pool4, with(func(o *leasestore.Options) { o.LeaseTime = leasestore.MaxLeaseTime }), nil},
 		{"one second lease", pool4, with(func(o *leasestore.Options) { o.LeaseTime = time.Second }), nil},
 		{"router of the other family", pool4, with(func(o *leasestore.Options) { o.Router = netip.MustParseAddr("fd00::1") }),
@@ -55,11 +48,11 @@ func TestOptionsValidate(t *testing.T) {
 			[]string{`router "::ffff:10.0.0.1" is not an IPv4 address`}},
 		{"server of the other family", pool6, leasestore.Options{ServerIP: netip.MustParseAddr("10.0.0.1")},
 			[]string{`server "10.0.0.1" is not an IPv6 address`}},
-		{"DNS of the other family", pool4, with(func(o *leasestore.Options) { o.DNS = addrs("10.0.0.2", "2001:4860:4860::8888") }),
+		{"DNS of the other family", pool4, with(func(o *leasestore.Options) { o.DNS = netiptest.Addrs("10.0.0.2", "2001:4860:4860::8888") }),
 			[]string{`DNS server "2001:4860:4860::8888" is not an IPv4 address`}},
 		{"zero DNS entry", pool4, with(func(o *leasestore.Options) { o.DNS = []netip.Addr{{}} }),
 			[]string{`DNS server "invalid IP" is not a valid address`}},
-		{"zoned NTP", pool6, leasestore.Options{NTP: addrs("fe80::1%eth0")},
+		{"zoned NTP", pool6, leasestore.Options{NTP: netiptest.Addrs("fe80::1%eth0")},
 			[]string{`NTP server "fe80::1%eth0" has a zone`}},
 		{"sub-second lease", pool4, with(func(o *leasestore.Options) { o.LeaseTime = 500 * time.Millisecond }),
 			[]string{"lease time 500ms is shorter than one second"}},
@@ -120,19 +113,19 @@ func TestOptionsValidateNil(t *testing.T) {
 }
 
 func TestOptionsEqual(t *testing.T) {
-	a := &leasestore.Options{DNS: addrs("10.0.0.2"), LeaseTime: time.Hour}
+	a := &leasestore.Options{DNS: netiptest.Addrs("10.0.0.2"), LeaseTime: time.Hour}
 	for _, tc := range []struct {
 		name string
 		a, b *leasestore.Options
 		want bool
 	}{
 		{"same pointer", a, a, true},
-		{"equal copy", a, &leasestore.Options{DNS: addrs("10.0.0.2"), LeaseTime: time.Hour}, true},
+		{"equal copy", a, &leasestore.Options{DNS: netiptest.Addrs("10.0.0.2"), LeaseTime: time.Hour}, true},
 		{"nil and zero", nil, &leasestore.Options{}, true},
 		{"nil and empty slices", nil, &leasestore.Options{DNS: []netip.Addr{}}, true},
 		{"nil and set", nil, a, false},
-		{"DNS order", &leasestore.Options{DNS: addrs("10.0.0.2", "10.0.0.3")}, &leasestore.Options{DNS: addrs("10.0.0.3", "10.0.0.2")}, false},
-		{"lease time", a, &leasestore.Options{DNS: addrs("10.0.0.2"), LeaseTime: 2 * time.Hour}, false},
+		{"DNS order", &leasestore.Options{DNS: netiptest.Addrs("10.0.0.2", "10.0.0.3")}, &leasestore.Options{DNS: netiptest.Addrs("10.0.0.3", "10.0.0.2")}, false},
+		{"lease time", a, &leasestore.Options{DNS: netiptest.Addrs("10.0.0.2"), LeaseTime: 2 * time.Hour}, false},
 		{"search list", &leasestore.Options{DomainSearch: []string{"a"}}, &leasestore.Options{DomainSearch: []string{"b"}}, false},
 		{"router", &leasestore.Options{Router: netip.MustParseAddr("10.0.0.1")}, &leasestore.Options{}, false},
 	} {

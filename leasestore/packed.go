@@ -1,6 +1,10 @@
 package leasestore
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/vmnetkit/vmnetkit/internal/u128"
+)
 
 // A Store holds its leases packed, one uint64 per lease and table, when
 // every lease's MAC and address fit in 64 bits together; that is the
@@ -25,8 +29,8 @@ const minMACBits = 24
 // ascending addresses; the MAC table holds macLow<<offBits | off,
 // ascending MACs and then addresses.
 type packing struct {
-	base    u128   // the pool prefix's first address, IPv4 in its IPv4-mapped form
-	macHigh uint64 // the MAC bits above macBits, the same in every lease
+	base    u128.U128 // the pool prefix's first address, IPv4 in its IPv4-mapped form
+	macHigh uint64    // the MAC bits above macBits, the same in every lease
 	macBits uint
 	offBits uint
 }
@@ -34,7 +38,7 @@ type packing struct {
 // newPacking returns the packing from base of MACs that, as integers, have
 // all the bits of macOr and share those of macAnd, or false when their
 // varying bits leave no room for an offset.
-func newPacking(base u128, macAnd, macOr uint64) (packing, bool) {
+func newPacking(base u128.U128, macAnd, macOr uint64) (packing, bool) {
 	macBits := max(uint(bits.Len64(macAnd^macOr)), minMACBits)
 	if macBits >= packBits {
 		return packing{}, false
@@ -67,12 +71,12 @@ func (p *packing) macKeyOfAddrKey(k uint64) uint64 {
 
 // offset returns a's offset from base, or false when it has none below
 // 2^offBits.
-func (p *packing) offset(a u128) (uint64, bool) {
-	if a.less(p.base) {
+func (p *packing) offset(a u128.U128) (uint64, bool) {
+	if a.Less(p.base) {
 		return 0, false
 	}
-	d := a.sub(p.base)
-	return d.lo, d.hi == 0 && d.lo>>p.offBits == 0
+	d := a.Sub(p.base)
+	return d.Lo, d.Hi == 0 && d.Lo>>p.offBits == 0
 }
 
 // widen makes p the packing of MACs with the bits of macAnd and macOr,
@@ -100,7 +104,7 @@ func (p *packing) unpack(keys []uint64) {
 
 // packTables returns the packed form from base of wide tables of at least
 // one lease, or false when it does not fit.
-func packTables(base u128, byAddr, byMAC []entry) (p packing, addrKeys, macKeys []uint64, ok bool) {
+func packTables(base u128.U128, byAddr, byMAC []entry) (p packing, addrKeys, macKeys []uint64, ok bool) {
 	macAnd, macOr := ^uint64(0), uint64(0)
 	for i := range byAddr {
 		k := byAddr[i].mac.uint64()
@@ -111,17 +115,17 @@ func packTables(base u128, byAddr, byMAC []entry) (p packing, addrKeys, macKeys 
 	if !ok {
 		return packing{}, nil, nil, false
 	}
-	if _, ok := p.offset(byAddr[len(byAddr)-1].u128()); !ok {
+	if _, ok := p.offset(byAddr[len(byAddr)-1].addr128()); !ok {
 		return packing{}, nil, nil, false
 	}
 	addrKeys = make([]uint64, len(byAddr))
 	macKeys = make([]uint64, len(byMAC))
 	for i := range byAddr {
-		off, _ := p.offset(byAddr[i].u128())
+		off, _ := p.offset(byAddr[i].addr128())
 		addrKeys[i] = p.addrKey(byAddr[i].mac.uint64(), off)
 	}
 	for i := range byMAC {
-		off, _ := p.offset(byMAC[i].u128())
+		off, _ := p.offset(byMAC[i].addr128())
 		macKeys[i] = p.macKey(byMAC[i].mac.uint64(), off)
 	}
 	return p, addrKeys, macKeys, true

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -16,7 +17,7 @@ import (
 // addresses and MACs, against the model, and checks Diff and Apply
 // between consecutive tables.
 func TestBuildMatchesModelAtScale(t *testing.T) {
-	v4 := ipam.Spec{Prefix: netip.MustParsePrefix("10.16.0.0/20"), Reserved: addrs("10.16.0.1")}
+	v4 := ipam.Spec{Prefix: netip.MustParsePrefix("10.16.0.0/20"), Reserved: netiptest.Addrs("10.16.0.1")}
 	v6 := ipam.Spec{Prefix: netip.MustParsePrefix("fd00:1:0:ff00::/56")} // addresses differ in their upper 64 bits
 	for _, tc := range []struct {
 		name   string
@@ -113,7 +114,7 @@ func skewedMAC(r *rand.Rand) leasestore.MAC {
 // does and what the model says, and that Diff between the two forms is
 // empty.
 func TestPackedMatchesWideAtScale(t *testing.T) {
-	spec := ipam.Spec{Prefix: netip.MustParsePrefix("10.16.0.0/12"), Reserved: addrs("10.16.0.1")}
+	spec := ipam.Spec{Prefix: netip.MustParsePrefix("10.16.0.0/12"), Reserved: netiptest.Addrs("10.16.0.1")}
 	pool, err := ipam.New(spec)
 	if err != nil {
 		t.Fatal(err)

@@ -6,13 +6,13 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"go4.org/netipx"
 	"pgregory.net/rapid"
 
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -39,28 +39,13 @@ func smUsable(a netip.Addr) bool {
 var smOptions = []struct{ given, kept leasestore.Options }{
 	{opts4, opts4},
 	{
-		leasestore.Options{DNS: addrs("10.0.0.2", "10.0.0.3"), LeaseTime: 10 * time.Minute, DomainSearch: []string{"lab.example"}},
-		leasestore.Options{DNS: addrs("10.0.0.2", "10.0.0.3"), LeaseTime: 10 * time.Minute, DomainSearch: []string{"lab.example"}},
+		leasestore.Options{DNS: netiptest.Addrs("10.0.0.2", "10.0.0.3"), LeaseTime: 10 * time.Minute, DomainSearch: []string{"lab.example"}},
+		leasestore.Options{DNS: netiptest.Addrs("10.0.0.2", "10.0.0.3"), LeaseTime: 10 * time.Minute, DomainSearch: []string{"lab.example"}},
 	},
 	{ // invalid values are dropped
-		leasestore.Options{Router: netip.MustParseAddr("fd00::1"), DNS: addrs("fd00::53", "10.0.0.3"), LeaseTime: time.Millisecond},
-		leasestore.Options{DNS: addrs("10.0.0.3")},
+		leasestore.Options{Router: netip.MustParseAddr("fd00::1"), DNS: netiptest.Addrs("fd00::53", "10.0.0.3"), LeaseTime: time.Millisecond},
+		leasestore.Options{DNS: netiptest.Addrs("10.0.0.3")},
 	},
-}
-
-// spell writes mac in one of the spellings ParseMAC accepts.
-func spell(mac leasestore.MAC, style int) string {
-	s := mac.String()
-	switch style % 4 {
-	case 1:
-		return strings.ToUpper(strings.ReplaceAll(s, ":", "-"))
-	case 2:
-		h := strings.ReplaceAll(s, ":", "")
-		return h[0:4] + "." + strings.ToUpper(h[4:8]) + "." + h[8:12]
-	case 3:
-		return strings.ReplaceAll(s, ":", "")
-	}
-	return s
 }
 
 type machine struct {

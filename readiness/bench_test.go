@@ -3,6 +3,8 @@ package readiness
 import (
 	"net/netip"
 	"testing"
+
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 )
 
 // BenchmarkEvaluate measures a reconcile's call on a typical VM (a DHCP NIC,
@@ -10,12 +12,12 @@ import (
 // Counting rule as the baseline.
 func BenchmarkEvaluate(b *testing.B) {
 	in := Input{
-		Devices: []Device{{MAC: mac0, DHCP4: true, DHCP6: true}, {MAC: mac1, Static: addrs("192.0.2.10")}},
+		Devices: []Device{{MAC: mac0, DHCP4: true, DHCP6: true}, {MAC: mac1, Static: netiptest.Addrs("192.0.2.10")}},
 		NICs: []NIC{
-			{MAC: mac0, Addrs: addrs("10.0.0.5", "fe80::5054:ff:fe12:3456", "2001:db8::5")},
-			{MAC: mac1, Addrs: addrs("192.0.2.10", "fe80::5054:ff:fe12:3457")},
+			{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5", "fe80::5054:ff:fe12:3456", "2001:db8::5")},
+			{MAC: mac1, Addrs: netiptest.Addrs("192.0.2.10", "fe80::5054:ff:fe12:3457")},
 		},
-		NodeAddrs: addrs("10.0.0.5", "2001:db8::5"),
+		NodeAddrs: netiptest.Addrs("10.0.0.5", "2001:db8::5"),
 		Ignore:    []netip.Prefix{netip.MustParsePrefix("10.0.0.100/32")},
 	}
 	for _, p := range []Policy{Strict, Counting} {

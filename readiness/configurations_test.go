@@ -1,16 +1,20 @@
 package readiness
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
+)
 
 // The five network configurations every provider meets, each observed while
 // pending and once ready, under both policies. On these the policies agree;
 // policy_test.go shows where they do not.
 func TestConfigurations(t *testing.T) {
-	dhcpUplink := []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: addrs("192.0.2.10")}} // uplink: 192.0.2.10/32
+	dhcpUplink := []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: netiptest.Addrs("192.0.2.10")}} // uplink: 192.0.2.10/32
 	oneDHCP := []Device{{MAC: mac0, DHCP4: true}}
 	twoDHCP := []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, DHCP4: true}}
-	oneStatic := []Device{{MAC: mac0, Static: addrs("10.0.0.10")}}
-	twoStatic := []Device{{MAC: mac0, Static: addrs("10.0.0.10")}, {MAC: mac1, Static: addrs("10.1.0.10")}}
+	oneStatic := []Device{{MAC: mac0, Static: netiptest.Addrs("10.0.0.10")}}
+	twoStatic := []Device{{MAC: mac0, Static: netiptest.Addrs("10.0.0.10")}, {MAC: mac1, Static: netiptest.Addrs("10.1.0.10")}}
 
 	tests := []struct {
 		name           string
@@ -19,7 +23,7 @@ func TestConfigurations(t *testing.T) {
 	}{
 		{
 			name: "dhcp and static uplink/pending: only the uplink is reported",
-			in:   Input{Devices: dhcpUplink, NICs: []NIC{{MAC: mac0}, {MAC: mac1, Addrs: addrs("192.0.2.10")}}},
+			in:   Input{Devices: dhcpUplink, NICs: []NIC{{MAC: mac0}, {MAC: mac1, Addrs: netiptest.Addrs("192.0.2.10")}}},
 			strict: []string{
 				"ready=false reason=WaitingForNetworkAddresses",
 				"message: nic 0 (52:54:00:12:34:56): waiting for dhcp4",
@@ -37,7 +41,7 @@ func TestConfigurations(t *testing.T) {
 		},
 		{
 			name: "dhcp and static uplink/ready",
-			in:   Input{Devices: dhcpUplink, NICs: []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5")}, {MAC: mac1, Addrs: addrs("192.0.2.10")}}},
+			in:   Input{Devices: dhcpUplink, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5")}, {MAC: mac1, Addrs: netiptest.Addrs("192.0.2.10")}}},
 			strict: []string{
 				"ready=true reason=",
 				"addresses: [10.0.0.5 192.0.2.10]",
@@ -69,7 +73,7 @@ func TestConfigurations(t *testing.T) {
 		},
 		{
 			name: "one dhcp/ready",
-			in:   Input{Devices: oneDHCP, NICs: []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5")}}},
+			in:   Input{Devices: oneDHCP, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5")}}},
 			strict: []string{
 				"ready=true reason=",
 				"addresses: [10.0.0.5]",
@@ -83,7 +87,7 @@ func TestConfigurations(t *testing.T) {
 		},
 		{
 			name: "two dhcp/pending: the second NIC has no address yet",
-			in:   Input{Devices: twoDHCP, NICs: []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5")}, {MAC: mac1}}},
+			in:   Input{Devices: twoDHCP, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5")}, {MAC: mac1}}},
 			strict: []string{
 				"ready=false reason=WaitingForNetworkAddresses",
 				"message: nic 1 (52:54:00:12:34:57): waiting for dhcp4",
@@ -101,7 +105,7 @@ func TestConfigurations(t *testing.T) {
 		},
 		{
 			name: "two dhcp/ready",
-			in:   Input{Devices: twoDHCP, NICs: []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5")}, {MAC: mac1, Addrs: addrs("10.1.0.5")}}},
+			in:   Input{Devices: twoDHCP, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5")}, {MAC: mac1, Addrs: netiptest.Addrs("10.1.0.5")}}},
 			strict: []string{
 				"ready=true reason=",
 				"addresses: [10.0.0.5 10.1.0.5]",
@@ -133,7 +137,7 @@ func TestConfigurations(t *testing.T) {
 		},
 		{
 			name: "one static/ready: the Node shows its address before the guest tools",
-			in:   Input{Devices: oneStatic, NICs: []NIC{{MAC: mac0}}, NodeAddrs: addrs("10.0.0.10")},
+			in:   Input{Devices: oneStatic, NICs: []NIC{{MAC: mac0}}, NodeAddrs: netiptest.Addrs("10.0.0.10")},
 			strict: []string{
 				"ready=true reason=",
 				"addresses: [10.0.0.10]",
@@ -165,7 +169,7 @@ func TestConfigurations(t *testing.T) {
 		},
 		{
 			name: "two static/ready: one NIC reported",
-			in:   Input{Devices: twoStatic, NICs: []NIC{{MAC: mac1, Addrs: addrs("10.1.0.10")}}},
+			in:   Input{Devices: twoStatic, NICs: []NIC{{MAC: mac1, Addrs: netiptest.Addrs("10.1.0.10")}}},
 			strict: []string{
 				"ready=true reason=",
 				"addresses: [10.1.0.10]",

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
+
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 )
 
 var (
@@ -15,22 +17,22 @@ var (
 	// usablePool mixes plain, IPv4-mapped and zoned forms, static
 	// addresses of the generated devices, and addresses inside the
 	// ignorable prefixes.
-	usablePool = addrs("10.0.0.5", "10.0.0.6", "10.1.0.5", "2001:db8::5", "2001:db8:1::5",
+	usablePool = netiptest.Addrs("10.0.0.5", "10.0.0.6", "10.1.0.5", "2001:db8::5", "2001:db8:1::5",
 		"192.0.2.10", "192.0.2.11", "2001:db8:5::10", "10.9.9.9", "2001:db8:99::9", "::ffff:10.0.0.5", "2001:db8::5%eth0")
-	unusablePool = addrs("", "169.254.1.1", "fe80::1", "fe80::1%eth0", "127.0.0.1", "::1", "0.0.0.0", "::",
+	unusablePool = netiptest.Addrs("", "169.254.1.1", "fe80::1", "fe80::1%eth0", "127.0.0.1", "::1", "0.0.0.0", "::",
 		"224.0.0.1", "ff02::1", "::ffff:127.0.0.1", "::ffff:169.254.9.9",
 		"255.255.255.255", "::ffff:255.255.255.255", "0.1.2.3", "240.0.0.1")
-	static4Pool = addrs("192.0.2.10", "192.0.2.11", "10.0.0.5")
-	static6Pool = addrs("2001:db8:5::10", "2001:db8::5")
+	static4Pool = netiptest.Addrs("192.0.2.10", "192.0.2.11", "10.0.0.5")
+	static6Pool = netiptest.Addrs("2001:db8:5::10", "2001:db8::5")
 	// ignoreOptions and, for each, addresses the option makes unusable.
 	ignoreOptions = []struct {
 		prefixes []netip.Prefix
 		inside   []netip.Addr
 	}{
 		{nil, nil},
-		{prefixes("10.9.9.0/24"), addrs("10.9.9.9", "10.9.9.1")},
-		{prefixes("10.9.9.0/24", "2001:db8:99::/48"), addrs("10.9.9.9", "2001:db8:99::9")},
-		{prefixes("::ffff:10.9.9.0/120"), addrs("10.9.9.9", "::ffff:10.9.9.1")},
+		{netiptest.Prefixes("10.9.9.0/24"), netiptest.Addrs("10.9.9.9", "10.9.9.1")},
+		{netiptest.Prefixes("10.9.9.0/24", "2001:db8:99::/48"), netiptest.Addrs("10.9.9.9", "2001:db8:99::9")},
+		{netiptest.Prefixes("::ffff:10.9.9.0/120"), netiptest.Addrs("10.9.9.9", "::ffff:10.9.9.1")},
 	}
 )
 
@@ -225,30 +227,6 @@ func (m *readinessMachine) check(t *rapid.T) {
 	if !equalInput(m.in, snapshot) {
 		t.Fatalf("Evaluate modified its input")
 	}
-}
-
-func cloneInput(in Input) Input {
-	out := Input{
-		Devices:   slices.Clone(in.Devices),
-		NICs:      slices.Clone(in.NICs),
-		NodeAddrs: slices.Clone(in.NodeAddrs),
-		Ignore:    slices.Clone(in.Ignore),
-	}
-	for i := range out.Devices {
-		out.Devices[i].Static = slices.Clone(out.Devices[i].Static)
-	}
-	for i := range out.NICs {
-		out.NICs[i].Addrs = slices.Clone(out.NICs[i].Addrs)
-	}
-	return out
-}
-
-func equalInput(a, b Input) bool {
-	return slices.EqualFunc(a.Devices, b.Devices, func(x, y Device) bool {
-		return x.MAC == y.MAC && x.DHCP4 == y.DHCP4 && x.DHCP6 == y.DHCP6 && slices.Equal(x.Static, y.Static)
-	}) && slices.EqualFunc(a.NICs, b.NICs, func(x, y NIC) bool {
-		return x.MAC == y.MAC && slices.Equal(x.Addrs, y.Addrs)
-	}) && slices.Equal(a.NodeAddrs, b.NodeAddrs) && slices.Equal(a.Ignore, b.Ignore)
 }
 
 func withoutIgnored(v Verdict) []string {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/vmnetkit/vmnetkit/internal/hwaddr"
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 )
 
 func TestMatching(t *testing.T) {
@@ -17,9 +18,9 @@ func TestMatching(t *testing.T) {
 			in: Input{
 				Devices: []Device{{MAC: "52-54-00-AA-BB-01", DHCP4: true}, {MAC: "5254.00aa.bb02", DHCP4: true}, {MAC: "52:54:00:aa:bb:03", DHCP4: true}},
 				NICs: []NIC{
-					{MAC: "52:54:00:AA:BB:03", Addrs: addrs("10.0.0.3")},
-					{MAC: "5254.00AA.BB01", Addrs: addrs("10.0.0.1")},
-					{MAC: "52-54-00-aa-bb-02", Addrs: addrs("10.0.0.2")},
+					{MAC: "52:54:00:AA:BB:03", Addrs: netiptest.Addrs("10.0.0.3")},
+					{MAC: "5254.00AA.BB01", Addrs: netiptest.Addrs("10.0.0.1")},
+					{MAC: "52-54-00-aa-bb-02", Addrs: netiptest.Addrs("10.0.0.2")},
 				},
 			},
 			want: []string{
@@ -34,7 +35,7 @@ func TestMatching(t *testing.T) {
 			name: "by position when either side has no MAC",
 			in: Input{
 				Devices: []Device{{DHCP4: true}, {MAC: mac1, DHCP4: true}},
-				NICs:    []NIC{{MAC: mac2, Addrs: addrs("10.0.0.1")}, {Addrs: addrs("10.0.0.2")}},
+				NICs:    []NIC{{MAC: mac2, Addrs: netiptest.Addrs("10.0.0.1")}, {Addrs: netiptest.Addrs("10.0.0.2")}},
 			},
 			want: []string{
 				"ready=true reason=",
@@ -47,7 +48,7 @@ func TestMatching(t *testing.T) {
 			name: "never by position when both have a MAC and they differ",
 			in: Input{
 				Devices: []Device{{MAC: mac0, DHCP4: true}},
-				NICs:    []NIC{{MAC: mac1, Addrs: addrs("172.17.0.1")}},
+				NICs:    []NIC{{MAC: mac1, Addrs: netiptest.Addrs("172.17.0.1")}},
 			},
 			want: []string{
 				"ready=false reason=WaitingForNetworkAddresses",
@@ -61,7 +62,7 @@ func TestMatching(t *testing.T) {
 			name: "a NIC another device owns by MAC is not taken by position",
 			in: Input{
 				Devices: []Device{{DHCP4: true}, {MAC: mac0, DHCP4: true}},
-				NICs:    []NIC{{MAC: mac0, Addrs: addrs("10.0.0.1")}},
+				NICs:    []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.1")}},
 			},
 			want: []string{
 				"ready=false reason=WaitingForNetworkAddresses",
@@ -75,7 +76,7 @@ func TestMatching(t *testing.T) {
 			name: "an unparsable NIC MAC matches nothing but still has a MAC",
 			in: Input{
 				Devices: []Device{{MAC: mac0, DHCP4: true}, {DHCP4: true}},
-				NICs:    []NIC{{MAC: "garbage", Addrs: addrs("10.0.0.1")}, {MAC: "zz:zz:zz:zz:zz:zz", Addrs: addrs("10.0.0.2")}},
+				NICs:    []NIC{{MAC: "garbage", Addrs: netiptest.Addrs("10.0.0.1")}, {MAC: "zz:zz:zz:zz:zz:zz", Addrs: netiptest.Addrs("10.0.0.2")}},
 			},
 			want: []string{
 				"ready=false reason=WaitingForNetworkAddresses",
@@ -90,7 +91,7 @@ func TestMatching(t *testing.T) {
 			name: "several NICs with one MAC all belong to the device",
 			in: Input{
 				Devices: []Device{{MAC: mac0, DHCP4: true, DHCP6: true}},
-				NICs:    []NIC{{MAC: mac0, Addrs: addrs("2001:db8::1")}, {MAC: mac0, Addrs: addrs("10.0.0.1")}},
+				NICs:    []NIC{{MAC: mac0, Addrs: netiptest.Addrs("2001:db8::1")}, {MAC: mac0, Addrs: netiptest.Addrs("10.0.0.1")}},
 			},
 			want: []string{
 				"ready=true reason=",
@@ -137,8 +138,8 @@ func TestCanonicalMAC(t *testing.T) {
 // in two forms gave a verdict that depended on their order.
 func TestSameMACNICOrder(t *testing.T) {
 	devs := []Device{{MAC: mac0, DHCP4: true}}
-	a := NIC{MAC: mac0, Addrs: addrs("2001:db8::5", "::ffff:10.0.0.5")}
-	b := NIC{MAC: "52-54-00-12-34-56", Addrs: addrs("2001:db8::5%eth0", "10.0.0.5")}
+	a := NIC{MAC: mac0, Addrs: netiptest.Addrs("2001:db8::5", "::ffff:10.0.0.5")}
+	b := NIC{MAC: "52-54-00-12-34-56", Addrs: netiptest.Addrs("2001:db8::5%eth0", "10.0.0.5")}
 	want := []string{
 		"ready=true reason=",
 		"addresses: [10.0.0.5]",

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 )
 
 // Each way the legacy Counting rule differs from Strict, shown on one input.
@@ -12,7 +14,7 @@ import (
 func TestPolicyDifferences(t *testing.T) {
 	oneDHCP := []Device{{MAC: mac0, DHCP4: true}}
 	twoDHCP := []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, DHCP4: true}}
-	dhcpUplink := []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: addrs("192.0.2.10")}}
+	dhcpUplink := []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: netiptest.Addrs("192.0.2.10")}}
 	tests := []struct {
 		name             string
 		in               Input
@@ -20,31 +22,31 @@ func TestPolicyDifferences(t *testing.T) {
 	}{
 		{
 			name:     "an IPv4 link-local address counts",
-			in:       Input{Devices: oneDHCP, NICs: []NIC{{MAC: mac0, Addrs: addrs("169.254.10.20")}}},
+			in:       Input{Devices: oneDHCP, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("169.254.10.20")}}},
 			strict:   "nic 0 (52:54:00:12:34:56): waiting for dhcp4",
 			counting: "ready",
 		},
 		{
 			name:     "an IPv6 link-local address counts for a dhcp4 device",
-			in:       Input{Devices: oneDHCP, NICs: []NIC{{MAC: mac0, Addrs: addrs("fe80::5054:ff:fe12:3456")}}},
+			in:       Input{Devices: oneDHCP, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("fe80::5054:ff:fe12:3456")}}},
 			strict:   "nic 0 (52:54:00:12:34:56): waiting for dhcp4",
 			counting: "ready",
 		},
 		{
 			name:     "loopback counts",
-			in:       Input{Devices: oneDHCP, NICs: []NIC{{MAC: mac0, Addrs: addrs("127.0.0.1")}}},
+			in:       Input{Devices: oneDHCP, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("127.0.0.1")}}},
 			strict:   "nic 0 (52:54:00:12:34:56): waiting for dhcp4",
 			counting: "ready",
 		},
 		{
 			name:     "multicast and unspecified count",
-			in:       Input{Devices: oneDHCP, NICs: []NIC{{MAC: mac0, Addrs: addrs("0.0.0.0", "ff02::1")}}},
+			in:       Input{Devices: oneDHCP, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("0.0.0.0", "ff02::1")}}},
 			strict:   "nic 0 (52:54:00:12:34:56): waiting for dhcp4",
 			counting: "ready",
 		},
 		{
 			name:     "broadcast, reserved and this-network addresses count",
-			in:       Input{Devices: oneDHCP, NICs: []NIC{{MAC: mac0, Addrs: addrs("255.255.255.255", "240.0.0.1", "0.1.2.3")}}},
+			in:       Input{Devices: oneDHCP, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("255.255.255.255", "240.0.0.1", "0.1.2.3")}}},
 			strict:   "nic 0 (52:54:00:12:34:56): waiting for dhcp4",
 			counting: "ready",
 		},
@@ -52,8 +54,8 @@ func TestPolicyDifferences(t *testing.T) {
 			name: "a virtual IP counts for the second dhcp NIC",
 			in: Input{
 				Devices: twoDHCP,
-				NICs:    []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5", "10.0.0.100")}, {MAC: mac1}},
-				Ignore:  prefixes("10.0.0.100/32"),
+				NICs:    []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5", "10.0.0.100")}, {MAC: mac1}},
+				Ignore:  netiptest.Prefixes("10.0.0.100/32"),
 			},
 			strict:   "nic 1 (52:54:00:12:34:57): waiting for dhcp4",
 			counting: "ready",
@@ -62,7 +64,7 @@ func TestPolicyDifferences(t *testing.T) {
 			name: "a second address on one dhcp NIC counts for the other",
 			in: Input{
 				Devices: twoDHCP,
-				NICs:    []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5", "10.0.0.6")}, {MAC: mac1}},
+				NICs:    []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5", "10.0.0.6")}, {MAC: mac1}},
 			},
 			strict:   "nic 1 (52:54:00:12:34:57): waiting for dhcp4",
 			counting: "ready",
@@ -71,7 +73,7 @@ func TestPolicyDifferences(t *testing.T) {
 			name: "an unexpected address on the static NIC counts for the dhcp NIC",
 			in: Input{
 				Devices: dhcpUplink,
-				NICs:    []NIC{{MAC: mac0}, {MAC: mac1, Addrs: addrs("192.0.2.10", "10.0.0.77")}},
+				NICs:    []NIC{{MAC: mac0}, {MAC: mac1, Addrs: netiptest.Addrs("192.0.2.10", "10.0.0.77")}},
 			},
 			strict:   "nic 0 (52:54:00:12:34:56): waiting for dhcp4",
 			counting: "ready",
@@ -80,7 +82,7 @@ func TestPolicyDifferences(t *testing.T) {
 			name: "a NIC outside the spec counts (a container bridge the guest tools report)",
 			in: Input{
 				Devices: oneDHCP,
-				NICs:    []NIC{{MAC: mac0}, {MAC: "02:42:ac:11:00:01", Addrs: addrs("172.17.0.1")}},
+				NICs:    []NIC{{MAC: mac0}, {MAC: "02:42:ac:11:00:01", Addrs: netiptest.Addrs("172.17.0.1")}},
 			},
 			strict:   "nic 0 (52:54:00:12:34:56): waiting for dhcp4",
 			counting: "ready",
@@ -88,9 +90,9 @@ func TestPolicyDifferences(t *testing.T) {
 		{
 			name: "the Node is not consulted when enough addresses were reported, even static ones",
 			in: Input{
-				Devices:   []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: addrs("192.0.2.10", "192.0.2.11")}},
-				NICs:      []NIC{{MAC: mac0}, {MAC: mac1, Addrs: addrs("192.0.2.10", "192.0.2.11")}},
-				NodeAddrs: addrs("10.0.0.5"),
+				Devices:   []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: netiptest.Addrs("192.0.2.10", "192.0.2.11")}},
+				NICs:      []NIC{{MAC: mac0}, {MAC: mac1, Addrs: netiptest.Addrs("192.0.2.10", "192.0.2.11")}},
+				NodeAddrs: netiptest.Addrs("10.0.0.5"),
 			},
 			strict:   "ready",
 			counting: "nic 0 (52:54:00:12:34:56): waiting for dhcp4; non-static addresses counted: 0 of 1",
@@ -99,27 +101,27 @@ func TestPolicyDifferences(t *testing.T) {
 			name: "only the Node's first address is consulted",
 			in: Input{
 				Devices:   twoDHCP,
-				NICs:      []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5")}, {MAC: mac1}},
-				NodeAddrs: addrs("10.0.0.5", "10.1.0.5"),
+				NICs:      []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5")}, {MAC: mac1}},
+				NodeAddrs: netiptest.Addrs("10.0.0.5", "10.1.0.5"),
 			},
 			strict:   "ready",
 			counting: "nic 0 (52:54:00:12:34:56): waiting for dhcp4; nic 1 (52:54:00:12:34:57): waiting for dhcp4; non-static addresses counted: 1 of 2",
 		},
 		{
 			name:     "a link-local Node address counts",
-			in:       Input{Devices: oneDHCP, NodeAddrs: addrs("fe80::1")},
+			in:       Input{Devices: oneDHCP, NodeAddrs: netiptest.Addrs("fe80::1")},
 			strict:   "nic 0 (52:54:00:12:34:56): waiting for dhcp4",
 			counting: "ready",
 		},
 		{
 			name:     "IPv4 satisfies a DHCPv6 device",
-			in:       Input{Devices: []Device{{MAC: mac0, DHCP6: true}}, NICs: []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5")}}},
+			in:       Input{Devices: []Device{{MAC: mac0, DHCP6: true}}, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5")}}},
 			strict:   "nic 0 (52:54:00:12:34:56): waiting for dhcp6",
 			counting: "ready",
 		},
 		{
 			name:     "one address satisfies a dual-stack DHCP device",
-			in:       Input{Devices: []Device{{MAC: mac0, DHCP4: true, DHCP6: true}}, NICs: []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5")}}},
+			in:       Input{Devices: []Device{{MAC: mac0, DHCP4: true, DHCP6: true}}, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5")}}},
 			strict:   "nic 0 (52:54:00:12:34:56): waiting for dhcp6",
 			counting: "ready",
 		},
@@ -127,7 +129,7 @@ func TestPolicyDifferences(t *testing.T) {
 			name: "an invalid spec is evaluated anyway",
 			in: Input{
 				Devices: []Device{{MAC: mac0, DHCP4: true}, {MAC: "52-54-00-12-34-56", DHCP4: true}},
-				NICs:    []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5", "10.0.0.6")}},
+				NICs:    []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5", "10.0.0.6")}},
 			},
 			strict:   "nic 1: MAC 52:54:00:12:34:56: duplicate MAC address (nic 0 has it too)",
 			counting: "ready",
@@ -156,7 +158,7 @@ func TestPolicyDifferences(t *testing.T) {
 func TestPolicyAddressOrder(t *testing.T) {
 	in := Input{
 		Devices: []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, DHCP4: true}},
-		NICs:    []NIC{{MAC: mac1, Addrs: addrs("10.1.0.5")}, {MAC: mac0, Addrs: addrs("10.0.0.5")}},
+		NICs:    []NIC{{MAC: mac1, Addrs: netiptest.Addrs("10.1.0.5")}, {MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5")}},
 	}
 	for _, tt := range []struct {
 		p    Policy
@@ -174,13 +176,13 @@ func TestPolicyAddressOrder(t *testing.T) {
 // The whole Counting verdict, with the Node address it adds.
 func TestCountingVerdict(t *testing.T) {
 	in := Input{
-		Devices: []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: addrs("192.0.2.10")}, {MAC: mac2}},
+		Devices: []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: netiptest.Addrs("192.0.2.10")}, {MAC: mac2}},
 		NICs: []NIC{
-			{MAC: mac1, Addrs: addrs("192.0.2.10", "", "192.0.2.10")},
-			{MAC: "02:42:ac:11:00:01", Addrs: addrs("")},
+			{MAC: mac1, Addrs: netiptest.Addrs("192.0.2.10", "", "192.0.2.10")},
+			{MAC: "02:42:ac:11:00:01", Addrs: netiptest.Addrs("")},
 		},
-		NodeAddrs: addrs("", "10.0.0.5", "10.0.0.6"),
-		Ignore:    prefixes("10.0.0.0/8"), // not used by Counting
+		NodeAddrs: netiptest.Addrs("", "10.0.0.5", "10.0.0.6"),
+		Ignore:    netiptest.Prefixes("10.0.0.0/8"), // not used by Counting
 	}
 	checkVerdict(t, in, Counting, []string{
 		"ready=true reason=",

@@ -1,6 +1,10 @@
 package readiness
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
+)
 
 // Rule 1: unusable addresses are never credited and are listed with why.
 func TestStrictUsableAddresses(t *testing.T) {
@@ -47,9 +51,9 @@ func TestStrictUsableAddresses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := Input{Devices: devs, NICs: []NIC{{MAC: mac0, Addrs: addrs(tt.addrs...)}}}
+			in := Input{Devices: devs, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs(tt.addrs...)}}}
 			if tt.ign != nil {
-				in.Ignore = prefixes(tt.ign...)
+				in.Ignore = netiptest.Prefixes(tt.ign...)
 			}
 			checkVerdict(t, in, Strict, tt.want)
 		})
@@ -66,7 +70,7 @@ func TestStrictDHCPDevices(t *testing.T) {
 	}{
 		{
 			name: "dhcp4 is not satisfied by IPv6, and the IPv6 address is not credited",
-			in:   Input{Devices: []Device{{MAC: mac0, DHCP4: true}}, NICs: []NIC{{MAC: mac0, Addrs: addrs("2001:db8::5")}}},
+			in:   Input{Devices: []Device{{MAC: mac0, DHCP4: true}}, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("2001:db8::5")}}},
 			want: []string{
 				"ready=false reason=WaitingForNetworkAddresses",
 				"message: nic 0 (52:54:00:12:34:56): waiting for dhcp4",
@@ -76,7 +80,7 @@ func TestStrictDHCPDevices(t *testing.T) {
 		},
 		{
 			name: "dhcp6 is satisfied by IPv6",
-			in:   Input{Devices: []Device{{MAC: mac0, DHCP6: true}}, NICs: []NIC{{MAC: mac0, Addrs: addrs("fe80::5", "2001:db8::5")}}},
+			in:   Input{Devices: []Device{{MAC: mac0, DHCP6: true}}, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("fe80::5", "2001:db8::5")}}},
 			want: []string{
 				"ready=true reason=",
 				"addresses: [2001:db8::5]",
@@ -85,7 +89,7 @@ func TestStrictDHCPDevices(t *testing.T) {
 		},
 		{
 			name: "dual-stack dhcp needs both families",
-			in:   Input{Devices: []Device{{MAC: mac0, DHCP4: true, DHCP6: true}}, NICs: []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5")}}},
+			in:   Input{Devices: []Device{{MAC: mac0, DHCP4: true, DHCP6: true}}, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5")}}},
 			want: []string{
 				"ready=false reason=WaitingForNetworkAddresses",
 				"message: nic 0 (52:54:00:12:34:56): waiting for dhcp6",
@@ -96,8 +100,8 @@ func TestStrictDHCPDevices(t *testing.T) {
 		{
 			name: "dhcp4 with a static IPv6 address: the static one is credited too",
 			in: Input{
-				Devices: []Device{{MAC: mac0, DHCP4: true, Static: addrs("2001:db8::10")}},
-				NICs:    []NIC{{MAC: mac0, Addrs: addrs("2001:db8::10", "10.0.0.5", "2001:db8::99")}},
+				Devices: []Device{{MAC: mac0, DHCP4: true, Static: netiptest.Addrs("2001:db8::10")}},
+				NICs:    []NIC{{MAC: mac0, Addrs: netiptest.Addrs("2001:db8::10", "10.0.0.5", "2001:db8::99")}},
 			},
 			want: []string{
 				"ready=true reason=",
@@ -108,8 +112,8 @@ func TestStrictDHCPDevices(t *testing.T) {
 		{
 			name: "another device's static address on the dhcp NIC does not count",
 			in: Input{
-				Devices: []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: addrs("192.0.2.10")}},
-				NICs:    []NIC{{MAC: mac0, Addrs: addrs("192.0.2.10")}, {MAC: mac1}},
+				Devices: []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: netiptest.Addrs("192.0.2.10")}},
+				NICs:    []NIC{{MAC: mac0, Addrs: netiptest.Addrs("192.0.2.10")}, {MAC: mac1}},
 			},
 			want: []string{
 				"ready=false reason=WaitingForNetworkAddresses",
@@ -123,7 +127,7 @@ func TestStrictDHCPDevices(t *testing.T) {
 			name: "an address on the other dhcp NIC does not count",
 			in: Input{
 				Devices: []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, DHCP4: true}},
-				NICs:    []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5", "10.1.0.5")}, {MAC: mac1}},
+				NICs:    []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5", "10.1.0.5")}, {MAC: mac1}},
 			},
 			want: []string{
 				"ready=false reason=WaitingForNetworkAddresses",
@@ -151,8 +155,8 @@ func TestStrictNodeAddresses(t *testing.T) {
 			name: "a Node address satisfies the only pending dhcp device of its family",
 			in: Input{
 				Devices:   twoDHCP,
-				NICs:      []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5")}, {MAC: mac1}},
-				NodeAddrs: addrs("10.0.0.5", "10.1.0.5"),
+				NICs:      []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5")}, {MAC: mac1}},
+				NodeAddrs: netiptest.Addrs("10.0.0.5", "10.1.0.5"),
 			},
 			want: []string{
 				"ready=true reason=",
@@ -163,7 +167,7 @@ func TestStrictNodeAddresses(t *testing.T) {
 		},
 		{
 			name: "with two pending dhcp devices a Node address is ambiguous",
-			in:   Input{Devices: twoDHCP, NodeAddrs: addrs("10.1.0.5")},
+			in:   Input{Devices: twoDHCP, NodeAddrs: netiptest.Addrs("10.1.0.5")},
 			want: []string{
 				"ready=false reason=WaitingForNetworkAddresses",
 				"message: nic 0 (52:54:00:12:34:56): waiting for dhcp4; nic 1 (52:54:00:12:34:57): waiting for dhcp4; node address 10.1.0.5 is ambiguous: 2 devices wait for dhcp4",
@@ -177,7 +181,7 @@ func TestStrictNodeAddresses(t *testing.T) {
 			name: "pending devices are counted per family",
 			in: Input{
 				Devices:   []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, DHCP6: true}},
-				NodeAddrs: addrs("2001:db8::5", "10.0.0.5"),
+				NodeAddrs: netiptest.Addrs("2001:db8::5", "10.0.0.5"),
 			},
 			want: []string{
 				"ready=true reason=",
@@ -189,9 +193,9 @@ func TestStrictNodeAddresses(t *testing.T) {
 		{
 			name: "a Node address a NIC reports is decided by that NIC",
 			in: Input{
-				Devices:   []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: addrs("192.0.2.10")}},
-				NICs:      []NIC{{MAC: mac0}, {MAC: mac1, Addrs: addrs("192.0.2.10", "10.0.0.77")}},
-				NodeAddrs: addrs("10.0.0.77"),
+				Devices:   []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: netiptest.Addrs("192.0.2.10")}},
+				NICs:      []NIC{{MAC: mac0}, {MAC: mac1, Addrs: netiptest.Addrs("192.0.2.10", "10.0.0.77")}},
+				NodeAddrs: netiptest.Addrs("10.0.0.77"),
 			},
 			want: []string{
 				"ready=false reason=WaitingForNetworkAddresses",
@@ -204,8 +208,8 @@ func TestStrictNodeAddresses(t *testing.T) {
 		{
 			name: "a static Node address belongs to its device, not to the pending dhcp device",
 			in: Input{
-				Devices:   []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: addrs("192.0.2.10")}},
-				NodeAddrs: addrs("192.0.2.10"),
+				Devices:   []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, Static: netiptest.Addrs("192.0.2.10")}},
+				NodeAddrs: netiptest.Addrs("192.0.2.10"),
 			},
 			want: []string{
 				"ready=false reason=WaitingForNetworkAddresses",
@@ -219,7 +223,7 @@ func TestStrictNodeAddresses(t *testing.T) {
 			name: "every Node address of the family goes to the single pending device, whatever their order",
 			in: Input{
 				Devices:   []Device{{MAC: mac0, DHCP4: true}},
-				NodeAddrs: addrs("10.0.0.6", "10.0.0.5", "10.0.0.6"),
+				NodeAddrs: netiptest.Addrs("10.0.0.6", "10.0.0.5", "10.0.0.6"),
 			},
 			want: []string{
 				"ready=true reason=",
@@ -231,9 +235,9 @@ func TestStrictNodeAddresses(t *testing.T) {
 			name: "a Node address no device waits for is the machine's; unusable ones are ignored",
 			in: Input{
 				Devices:   []Device{{MAC: mac0, DHCP4: true}},
-				NICs:      []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5")}},
-				NodeAddrs: addrs("10.0.0.5", "2001:db8::5", "fe80::5", "10.9.9.9"),
-				Ignore:    prefixes("10.9.9.9/32"),
+				NICs:      []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5")}},
+				NodeAddrs: netiptest.Addrs("10.0.0.5", "2001:db8::5", "fe80::5", "10.9.9.9"),
+				Ignore:    netiptest.Prefixes("10.9.9.9/32"),
 			},
 			want: []string{
 				"ready=true reason=",
@@ -252,7 +256,7 @@ func TestStrictNodeAddresses(t *testing.T) {
 // Rule 4: static devices never block readiness; a wrong address on a static
 // NIC is a mismatch.
 func TestStrictStaticDevices(t *testing.T) {
-	static := []Device{{MAC: mac0, Static: addrs("10.0.0.10", "2001:db8::10")}, {MAC: mac1, Static: addrs("10.1.0.10")}}
+	static := []Device{{MAC: mac0, Static: netiptest.Addrs("10.0.0.10", "2001:db8::10")}, {MAC: mac1, Static: netiptest.Addrs("10.1.0.10")}}
 	tests := []struct {
 		name string
 		nics []NIC
@@ -260,7 +264,7 @@ func TestStrictStaticDevices(t *testing.T) {
 	}{
 		{
 			name: "own address reported: satisfied, other addresses ignored",
-			nics: []NIC{{MAC: mac0, Addrs: addrs("10.0.0.10", "10.0.0.99")}},
+			nics: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.10", "10.0.0.99")}},
 			want: []string{
 				"ready=true reason=",
 				"addresses: [10.0.0.10]",
@@ -270,7 +274,7 @@ func TestStrictStaticDevices(t *testing.T) {
 		},
 		{
 			name: "only a wrong address reported: mismatch, still ready",
-			nics: []NIC{{MAC: mac1, Addrs: addrs("10.0.0.99")}},
+			nics: []NIC{{MAC: mac1, Addrs: netiptest.Addrs("10.0.0.99")}},
 			want: []string{
 				"ready=true reason=",
 				"addresses: []",
@@ -280,7 +284,7 @@ func TestStrictStaticDevices(t *testing.T) {
 		},
 		{
 			name: "another device's static address: mismatch (NICs swapped)",
-			nics: []NIC{{MAC: mac0, Addrs: addrs("10.1.0.10")}, {MAC: mac1, Addrs: addrs("10.0.0.10")}},
+			nics: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.1.0.10")}, {MAC: mac1, Addrs: netiptest.Addrs("10.0.0.10")}},
 			want: []string{
 				"ready=true reason=",
 				"addresses: []",
@@ -290,7 +294,7 @@ func TestStrictStaticDevices(t *testing.T) {
 		},
 		{
 			name: "mismatch is per family: an IPv6 address on an IPv4-only static NIC is not one",
-			nics: []NIC{{MAC: mac1, Addrs: addrs("10.1.0.10", "2001:db8:1::abcd")}},
+			nics: []NIC{{MAC: mac1, Addrs: netiptest.Addrs("10.1.0.10", "2001:db8:1::abcd")}},
 			want: []string{
 				"ready=true reason=",
 				"addresses: [10.1.0.10]",
@@ -300,7 +304,7 @@ func TestStrictStaticDevices(t *testing.T) {
 		},
 		{
 			name: "unusable addresses never make a mismatch",
-			nics: []NIC{{MAC: mac1, Addrs: addrs("169.254.0.1", "127.0.0.1")}},
+			nics: []NIC{{MAC: mac1, Addrs: netiptest.Addrs("169.254.0.1", "127.0.0.1")}},
 			want: []string{
 				"ready=false reason=WaitingForNetworkAddresses",
 				"message: waiting for a first usable address from the hypervisor or the node",
@@ -334,7 +338,7 @@ func TestStrictSignOfLife(t *testing.T) {
 		},
 		{
 			name: "a device that wants no address, and a Node address",
-			in:   Input{Devices: []Device{{MAC: mac0}}, NICs: []NIC{{MAC: mac0, Addrs: addrs("10.0.0.5")}}, NodeAddrs: addrs("10.0.0.5")},
+			in:   Input{Devices: []Device{{MAC: mac0}}, NICs: []NIC{{MAC: mac0, Addrs: netiptest.Addrs("10.0.0.5")}}, NodeAddrs: netiptest.Addrs("10.0.0.5")},
 			want: []string{
 				"ready=true reason=",
 				"addresses: []",
@@ -343,7 +347,7 @@ func TestStrictSignOfLife(t *testing.T) {
 		},
 		{
 			name: "an address on a NIC outside the spec is a sign of life, never credited",
-			in:   Input{Devices: []Device{{MAC: mac0, Static: addrs("10.0.0.10")}}, NICs: []NIC{{MAC: mac0}, {MAC: mac1, Addrs: addrs("172.17.0.1", "fe80::1")}}},
+			in:   Input{Devices: []Device{{MAC: mac0, Static: netiptest.Addrs("10.0.0.10")}}, NICs: []NIC{{MAC: mac0}, {MAC: mac1, Addrs: netiptest.Addrs("172.17.0.1", "fe80::1")}}},
 			want: []string{
 				"ready=true reason=",
 				"addresses: []",
@@ -361,12 +365,12 @@ func TestStrictSignOfLife(t *testing.T) {
 // Rule 6: Addresses in device order, IPv4 before IPv6, Node-only last.
 func TestStrictAddressOrder(t *testing.T) {
 	in := Input{
-		Devices: []Device{{MAC: mac0, DHCP4: true, DHCP6: true}, {MAC: mac1, Static: addrs("192.0.2.10")}, {MAC: mac2, DHCP4: true}},
+		Devices: []Device{{MAC: mac0, DHCP4: true, DHCP6: true}, {MAC: mac1, Static: netiptest.Addrs("192.0.2.10")}, {MAC: mac2, DHCP4: true}},
 		NICs: []NIC{
-			{MAC: mac1, Addrs: addrs("192.0.2.10")},
-			{MAC: mac0, Addrs: addrs("2001:db8::5", "10.0.0.5", "2001:db8::4")},
+			{MAC: mac1, Addrs: netiptest.Addrs("192.0.2.10")},
+			{MAC: mac0, Addrs: netiptest.Addrs("2001:db8::5", "10.0.0.5", "2001:db8::4")},
 		},
-		NodeAddrs: addrs("2001:db8::5", "10.2.0.5", "192.0.2.10", "10.0.0.5"),
+		NodeAddrs: netiptest.Addrs("2001:db8::5", "10.2.0.5", "192.0.2.10", "10.0.0.5"),
 	}
 	checkVerdict(t, in, Strict, []string{
 		"ready=true reason=",

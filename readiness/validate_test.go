@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/netip"
 	"testing"
+
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 )
 
 func TestInvalidSpec(t *testing.T) {
@@ -62,7 +64,7 @@ func TestInvalidSpec(t *testing.T) {
 		},
 		{
 			name:    "a static address twice, on one device and on two",
-			devices: []Device{{Static: addrs("10.0.0.10", "10.0.0.10")}, {Static: addrs("10.0.0.10")}},
+			devices: []Device{{Static: netiptest.Addrs("10.0.0.10", "10.0.0.10")}, {Static: netiptest.Addrs("10.0.0.10")}},
 			is:      []error{ErrDuplicateStatic},
 			want: []string{
 				"ready=false reason=InvalidNetworkSpec",
@@ -74,7 +76,7 @@ func TestInvalidSpec(t *testing.T) {
 		},
 		{
 			name:    "dhcp and static addresses of the same family",
-			devices: []Device{{DHCP4: true, Static: addrs("10.0.0.10", "2001:db8::10")}, {DHCP6: true, Static: addrs("2001:db8::11")}},
+			devices: []Device{{DHCP4: true, Static: netiptest.Addrs("10.0.0.10", "2001:db8::10")}, {DHCP6: true, Static: netiptest.Addrs("2001:db8::11")}},
 			is:      []error{ErrStaticWithDHCP},
 			want: []string{
 				"ready=false reason=InvalidNetworkSpec",
@@ -87,7 +89,7 @@ func TestInvalidSpec(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := Input{Devices: tt.devices, NICs: []NIC{{Addrs: addrs("10.0.0.5")}}}
+			in := Input{Devices: tt.devices, NICs: []NIC{{Addrs: netiptest.Addrs("10.0.0.5")}}}
 			checkVerdict(t, in, Strict, tt.want)
 			v := Evaluate(in, Strict)
 			for _, want := range tt.is {
@@ -105,12 +107,12 @@ func TestMessage(t *testing.T) {
 	in := Input{
 		Devices: []Device{
 			{MAC: "52-54-00-12-34-56", DHCP4: true, DHCP6: true},
-			{Static: addrs("192.0.2.10")},
+			{Static: netiptest.Addrs("192.0.2.10")},
 			{DHCP6: true},
 			{},
 			{MAC: mac2, DHCP4: true},
 		},
-		NICs: []NIC{{Addrs: addrs("169.254.1.1")}},
+		NICs: []NIC{{Addrs: netiptest.Addrs("169.254.1.1")}},
 	}
 	want := "nic 0 (52:54:00:12:34:56): waiting for dhcp4 and dhcp6; nic 2: waiting for dhcp6; nic 4 (52:54:00:12:34:58): waiting for dhcp4"
 	for range 3 {
@@ -145,6 +147,6 @@ func TestStringers(t *testing.T) {
 
 // An unknown Policy is evaluated as Strict.
 func TestUnknownPolicyIsStrict(t *testing.T) {
-	in := Input{Devices: []Device{{DHCP4: true}}, NICs: []NIC{{Addrs: addrs("169.254.1.1")}}}
+	in := Input{Devices: []Device{{DHCP4: true}}, NICs: []NIC{{Addrs: netiptest.Addrs("169.254.1.1")}}}
 	checkVerdict(t, in, Policy(42), render(Evaluate(in, Strict)))
 }

@@ -28,8 +28,35 @@ func FromAddr(a netip.Addr) U128 {
 	if !a.IsValid() {
 		return U128{}
 	}
-	b := a.As16()
-	return U128{Hi: be64(b[:8]), Lo: be64(b[8:])}
+	return From16(a.As16())
+}
+
+// FromAs16 returns a.As16() as an integer: an IPv4 address is its
+// IPv4-mapped IPv6 form (::ffff:a.b.c.d, 0xffff<<32 | its 32-bit value), so
+// that addresses of both families order as their 16-byte forms do. It is
+// FromAddr except for IPv4, and faster for IPv4 than a round trip through
+// As16's bytes. The zone is ignored; the zero Addr is 0.
+func FromAs16(a netip.Addr) U128 {
+	if a.Is4() {
+		b := a.As4()
+		return U128{Lo: 0xffff<<32 | uint64(b[0])<<24 | uint64(b[1])<<16 | uint64(b[2])<<8 | uint64(b[3])}
+	}
+	if !a.IsValid() {
+		return U128{}
+	}
+	return From16(a.As16())
+}
+
+// From16 returns the big-endian 16 bytes b as an integer.
+func From16(b [16]byte) U128 { return U128{Hi: be64(b[:8]), Lo: be64(b[8:])} }
+
+// As16 returns u as 16 big-endian bytes, the inverse of From16:
+// netip.AddrFrom16(u.As16()) is the IPv6 address of u.
+func (u U128) As16() [16]byte {
+	var b [16]byte
+	put64(b[:8], u.Hi)
+	put64(b[8:], u.Lo)
+	return b
 }
 
 // Addr returns u as an IPv4 address (its low 32 bits) when is4, else as an
@@ -39,10 +66,7 @@ func (u U128) Addr(is4 bool) netip.Addr {
 		v := uint32(u.Lo)
 		return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 	}
-	var b [16]byte
-	put64(b[:8], u.Hi)
-	put64(b[8:], u.Lo)
-	return netip.AddrFrom16(b)
+	return netip.AddrFrom16(u.As16())
 }
 
 func be64(b []byte) uint64 {

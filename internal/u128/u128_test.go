@@ -1,6 +1,7 @@
 package u128
 
 import (
+	"bytes"
 	"math/big"
 	"net/netip"
 	"testing"
@@ -115,6 +116,59 @@ func TestAddrRoundTrip(t *testing.T) {
 	if got := FromAddr(netip.Addr{}); got != (U128{}) {
 		t.Fatalf("FromAddr(zero) = %v, want 0", got)
 	}
+}
+
+func TestFromAs16(t *testing.T) {
+	tests := []struct {
+		name string
+		addr netip.Addr
+		want U128
+	}{
+		{"zero Addr", netip.Addr{}, U128{}},
+		{"v4 zero", netip.MustParseAddr("0.0.0.0"), U128{Lo: 0xffff00000000}},
+		{"v4", netip.MustParseAddr("10.0.0.1"), U128{Lo: 0xffff0a000001}},
+		{"v4 max", netip.MustParseAddr("255.255.255.255"), U128{Lo: 0xffffffffffff}},
+		{"v4-mapped is the same integer", netip.MustParseAddr("::ffff:10.0.0.1"), U128{Lo: 0xffff0a000001}},
+		{"v6", netip.MustParseAddr("2001:db8::1"), U128{Hi: 0x20010db800000000, Lo: 1}},
+		{"v6 zone ignored", netip.MustParseAddr("fe80::1%eth0"), U128{Hi: 0xfe80000000000000, Lo: 1}},
+		{"v6 max", netip.MustParseAddr("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"), Max},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := FromAs16(tt.addr)
+			if got != tt.want {
+				t.Fatalf("FromAs16(%s) = %#v, want %#v", tt.addr, got, tt.want)
+			}
+			if !tt.addr.IsValid() {
+				return
+			}
+			if got16 := From16(tt.addr.As16()); got16 != got {
+				t.Fatalf("From16(As16()) = %#v, want %#v", got16, got)
+			}
+			if back := got.As16(); back != tt.addr.As16() {
+				t.Fatalf("As16 = %x, want %x", back, tt.addr.As16())
+			}
+		})
+	}
+}
+
+// TestAs16RoundTrip checks that From16 and As16 are inverses, and that
+// FromAs16 orders addresses of either family as their 16-byte forms.
+func TestAs16RoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		u, v := genU128().Draw(t, "u"), genU128().Draw(t, "v")
+		if got := From16(u.As16()); got != u {
+			t.Fatalf("From16(As16(%#v)) = %#v", u, got)
+		}
+		a, b := netip.AddrFrom16(u.As16()), netip.AddrFrom16(v.As16())
+		if rapid.Bool().Draw(t, "unmap") {
+			a = a.Unmap() // IPv4 when u is in ::ffff:0:0/96
+		}
+		x, y := a.As16(), b.As16()
+		if got, want := FromAs16(a).Cmp(FromAs16(b)), bytes.Compare(x[:], y[:]); got != want {
+			t.Fatalf("FromAs16(%s).Cmp(FromAs16(%s)) = %d, want %d", a, b, got, want)
+		}
+	})
 }
 
 func TestStringEdges(t *testing.T) {

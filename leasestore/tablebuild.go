@@ -7,19 +7,19 @@ import (
 	"slices"
 )
 
-// tables turns servable allocations into a Store's two sorted tables,
+// tableBuilder turns servable allocations into a Store's two sorted tables,
 // dropping what a Store cannot hold (an address or a MAC twice) by the
 // rule of ipam.Restore: the entries are taken in (address, MAC) order, a
 // MAC keeps its lowest address, and an address goes to the first MAC that
 // does not keep a lower address already. The rule sees the entries in
 // sorted order, so the outcome does not depend on the input's order.
-type tables struct {
+type tableBuilder struct {
 	is4      bool
 	owner    func(src int32) string // nil: no problems are reported (Plan.Apply)
 	problems []Problem
 }
 
-func (t *tables) report(e *entry, src int32, format string, args ...any) {
+func (t *tableBuilder) report(e *entry, src int32, format string, args ...any) {
 	if t.owner == nil {
 		return
 	}
@@ -32,7 +32,7 @@ func (t *tables) report(e *entry, src int32, format string, args ...any) {
 	})
 }
 
-func (t *tables) addr(e *entry) netip.Addr {
+func (t *tableBuilder) addr(e *entry) netip.Addr {
 	a := netip.AddrFrom16(e.addr)
 	if t.is4 {
 		return a.Unmap()
@@ -50,7 +50,7 @@ func (t *tables) addr(e *entry) netip.Addr {
 //
 // Without an address or a MAC twice, build only sorts: the conflict rule
 // (resolve) costs nothing then.
-func (t *tables) build(ents []entry, srcs []int32, sorted, sameHi bool, macVary uint64) (byAddr, byMAC []entry) {
+func (t *tableBuilder) build(ents []entry, srcs []int32, sorted, sameHi bool, macVary uint64) (byAddr, byMAC []entry) {
 	byAddr = ents
 	addrDups := 0
 	if !sorted {
@@ -77,7 +77,7 @@ func (t *tables) build(ents []entry, srcs []int32, sorted, sameHi bool, macVary 
 // sorted by address, by MAC and then owner spelling, with srcs (nil, or
 // index-aligned with ents), and returns the number of entries that share
 // their address with an earlier one.
-func (t *tables) orderRuns(ents []entry, srcs []int32) int {
+func (t *tableBuilder) orderRuns(ents []entry, srcs []int32) int {
 	dups := 0
 	for i := 0; i < len(ents); {
 		j := i + 1
@@ -96,7 +96,7 @@ func (t *tables) orderRuns(ents []entry, srcs []int32) int {
 // orderRun orders ents[i:j], entries of one address, and srcs[i:j] with
 // them, by MAC and then owner spelling (the spelling only orders the
 // problems of one MAC listed twice).
-func (t *tables) orderRun(ents []entry, srcs []int32, i, j int) {
+func (t *tableBuilder) orderRun(ents []entry, srcs []int32, i, j int) {
 	if srcs == nil {
 		slices.SortFunc(ents[i:j], func(a, b entry) int { return cmp.Compare(a.mac.uint64(), b.mac.uint64()) })
 		return
@@ -127,7 +127,7 @@ func (t *tables) orderRun(ents []entry, srcs []int32, i, j int) {
 // Only a MAC listed more than once can keep an address already, so only
 // those MACs are tracked: a filter of their hashes spares the others a
 // map look-up.
-func (t *tables) resolve(byAddr []entry, srcs []int32, byMAC []entry) (keptAddr, keptMAC []entry) {
+func (t *tableBuilder) resolve(byAddr []entry, srcs []int32, byMAC []entry) (keptAddr, keptMAC []entry) {
 	var repeated []uint64
 	for i := 1; i < len(byMAC); i++ {
 		if k := byMAC[i].mac.uint64(); k == byMAC[i-1].mac.uint64() && (len(repeated) == 0 || repeated[len(repeated)-1] != k) {
@@ -199,7 +199,7 @@ func (t *tables) resolve(byAddr []entry, srcs []int32, byMAC []entry) (keptAddr,
 }
 
 // owner0 is owner, or "" when t reports no problems.
-func (t *tables) owner0(src int32) string {
+func (t *tableBuilder) owner0(src int32) string {
 	if t.owner == nil {
 		return ""
 	}

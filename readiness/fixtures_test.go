@@ -1,8 +1,12 @@
 package readiness
 
+// The MACs, renderings, checks and input copies that the tests of this
+// package share; each test file keeps only what it alone uses. The models
+// are in model_test.go.
+
 import (
 	"fmt"
-	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,25 +19,6 @@ const (
 	mac1 = "52:54:00:12:34:57"
 	mac2 = "52:54:00:12:34:58"
 )
-
-// addrs parses addresses; "" is the zero (invalid) netip.Addr.
-func addrs(ss ...string) []netip.Addr {
-	out := make([]netip.Addr, len(ss))
-	for i, s := range ss {
-		if s != "" {
-			out[i] = netip.MustParseAddr(s)
-		}
-	}
-	return out
-}
-
-func prefixes(ss ...string) []netip.Prefix {
-	out := make([]netip.Prefix, len(ss))
-	for i, s := range ss {
-		out[i] = netip.MustParsePrefix(s)
-	}
-	return out
-}
 
 // render writes a Verdict as lines, every field included, so that a test
 // states its whole expectation and a failure shows a readable diff.
@@ -97,4 +82,28 @@ func checkVerdict(t *testing.T, in Input, p Policy, want []string) {
 	if diff := cmp.Diff(want, render(Evaluate(in, p))); diff != "" {
 		t.Errorf("Evaluate(%s) mismatch (-want +got):\n%s", p, diff)
 	}
+}
+
+func cloneInput(in Input) Input {
+	out := Input{
+		Devices:   slices.Clone(in.Devices),
+		NICs:      slices.Clone(in.NICs),
+		NodeAddrs: slices.Clone(in.NodeAddrs),
+		Ignore:    slices.Clone(in.Ignore),
+	}
+	for i := range out.Devices {
+		out.Devices[i].Static = slices.Clone(out.Devices[i].Static)
+	}
+	for i := range out.NICs {
+		out.NICs[i].Addrs = slices.Clone(out.NICs[i].Addrs)
+	}
+	return out
+}
+
+func equalInput(a, b Input) bool {
+	return slices.EqualFunc(a.Devices, b.Devices, func(x, y Device) bool {
+		return x.MAC == y.MAC && x.DHCP4 == y.DHCP4 && x.DHCP6 == y.DHCP6 && slices.Equal(x.Static, y.Static)
+	}) && slices.EqualFunc(a.NICs, b.NICs, func(x, y NIC) bool {
+		return x.MAC == y.MAC && slices.Equal(x.Addrs, y.Addrs)
+	}) && slices.Equal(a.NodeAddrs, b.NodeAddrs) && slices.Equal(a.Ignore, b.Ignore)
 }
