@@ -24,10 +24,11 @@ const allOnes = ^uint64(0)
 // kept in the node's owners and offs (sorted by offset) instead of a chain
 // of nodes down to its leaf. Scattered allocations (AllocateAddr in a /64,
 // static IPv6 interface IDs) so cost about one entry each, not one node per
-// level. A node holds at most loneLimit lones; past that, the lones of each
-// child span that holds two or more move down into that child, so the
-// child spans of a level-1 node (64 offsets) are never covered by lones: an
-// absent child that is not full always has a free offset.
+// level. A child span holds at most maxSpanLones lones, and a node at most
+// loneLimit; past either, the lones of the span (of each span that holds
+// two or more) move down into that child. So the child spans of a level-1
+// node (64 offsets) are never covered by lones: an absent child that is not
+// full always has a free offset.
 type node struct {
 	// full: in a leaf, bit i is set when offset i is taken (allocated or
 	// blocked); in an inner node, when child i's subtree is entirely taken.
@@ -40,12 +41,56 @@ type node struct {
 	// offs holds the lones' offsets, ascending: one word each, or two
 	// (Hi, Lo) in a wide tree.
 	offs []uint64
+	// spans counts an inner node's lones per child span, 0 to
+	// maxSpanLones: spans[k] holds bit k of each child's count. The lones
+	// of child d are then found by popcounts (spanLones), not by a binary
+	// search over the node's arrays: a scattered insert touches one line of
+	// them, not one per probe.
+	spans [3]uint64
 }
 
-// loneLimit returns how many lones a node at level holds before some move
-// down: fewer than a level-1 node's child span of 64 offsets, more
-// elsewhere so that a level where allocations are about one per child span
-// is not a level of one-lone nodes.
+// maxSpanLones is the most lones a node holds in one child span (a count
+// spans can hold). Random offsets put about one lone in each span of the
+// nodes that hold them, so the child is rarely materialized for this.
+const maxSpanLones = 7
+
+// spanLones returns the index range [i, j) of n's lones in child d's span.
+func (n *node) spanLones(d uint) (i, j int) {
+	below := uint64(1)<<d - 1
+	i = bits.OnesCount64(n.spans[0]&below) + 2*bits.OnesCount64(n.spans[1]&below) + 4*bits.OnesCount64(n.spans[2]&below)
+	k := int(n.spans[0]>>d&1 | (n.spans[1]>>d&1)<<1 | (n.spans[2]>>d&1)<<2)
+	return i, i + k
+}
+
+// spanAdd counts one more lone in child d's span, which holds fewer than
+// maxSpanLones.
+func (n *node) spanAdd(d uint) {
+	b := uint64(1) << d
+	for k := range n.spans {
+		n.spans[k] ^= b
+		if n.spans[k]&b != 0 { // no carry
+			return
+		}
+	}
+}
+
+// spanSub counts one lone less in child d's span, which holds one or more.
+func (n *node) spanSub(d uint) {
+	b := uint64(1) << d
+	for k := range n.spans {
+		n.spans[k] ^= b
+		if n.spans[k]&b == 0 { // no borrow
+			return
+		}
+	}
+}
+
+// loneLimit returns how many lones a node at level holds before the spans
+// that hold two or more move down: enough that a level where allocations
+// are about one per child span is not a level of one-lone nodes, few
+// enough that the arrays a lone insert shifts stay short. Level-1 nodes
+// keep 63, the limit from when it alone kept lones from covering a leaf's
+// span of 64 offsets (maxSpanLones does that now).
 func loneLimit(level uint) int {
 	if level == 1 {
 		return 63
@@ -82,30 +127,28 @@ func (t *tree) loneAt(n *node, i int) u128.U128 {
 	return u128.U128{Lo: n.offs[i]}
 }
 
-// loneFind returns the index of n's first lone >= o.
-func (t *tree) loneFind(n *node, o u128.U128) int {
-	lo, hi := 0, len(n.owners)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if t.loneAt(n, m).Less(o) {
-			lo = m + 1
-		} else {
-			hi = m
+// loneFind returns the index of n's first lone >= o in child d's span (n's
+// child d is absent, o in its span), or the end of the span's lones, and
+// whether that lone is o.
+func (t *tree) loneFind(n *node, d uint, o u128.U128) (int, bool) {
+	i, j := n.spanLones(d)
+	for ; i < j; i++ {
+		if x := t.loneAt(n, i); !x.Less(o) {
+			return i, x == o
 		}
 	}
-	return lo
+	return i, false
 }
 
-// lone returns the index of n's lone o, if n holds it.
-func (t *tree) lone(n *node, o u128.U128) (int, bool) {
-	if len(n.owners) == 0 {
-		return 0, false
-	}
-	i := t.loneFind(n, o)
-	return i, i < len(n.owners) && t.loneAt(n, i) == o
+// loneFits reports whether the span of n's absent child d takes one more
+// lone.
+func (t *tree) loneFits(n *node, d uint) bool {
+	i, j := n.spanLones(d)
+	return j-i < maxSpanLones
 }
 
-func (t *tree) loneInsert(n *node, i int, o u128.U128, owner string) {
+// loneInsert inserts o, in the span of n's absent child d, as lone i of n.
+func (t *tree) loneInsert(n *node, i int, d uint, o u128.U128, owner string) {
 	if len(n.owners) == cap(n.owners) {
 		// Grow by an eighth, not append's double: lones are most of a
 		// scattered pool's tree, and a node's lones stop growing at random.
@@ -117,6 +160,7 @@ func (t *tree) loneInsert(n *node, i int, o u128.U128, owner string) {
 	} else {
 		n.offs = slices.Insert(n.offs, i, o.Lo)
 	}
+	n.spanAdd(d)
 }
 
 // loneResize moves n's lones to arrays of capacity c.
@@ -129,7 +173,7 @@ func (t *tree) loneResize(n *node, c int) {
 	n.offs = append(make([]uint64, 0, w*c), n.offs...)
 }
 
-// loneDelete drops lones i..j-1 of n.
+// loneDelete drops lones i..j-1 of n; the caller updates n.spans.
 func (t *tree) loneDelete(n *node, i, j int) {
 	if i == 0 && j == len(n.owners) {
 		n.owners, n.offs = nil, nil
@@ -154,30 +198,15 @@ func childSpan(x u128.U128, level, d uint) (a, b u128.U128) {
 	return a, a.Add(u128.From64(1).Lsh(6 * level).Sub64(1))
 }
 
-// lonesIn returns the index range [i, j) of n's lones in the span of child
-// d (n is at level; x is any offset of n's span).
-func (t *tree) lonesIn(n *node, x u128.U128, level, d uint) (i, j int) {
-	if len(n.owners) == 0 {
-		return 0, 0
-	}
-	a, b := childSpan(x, level, d)
-	i = t.loneFind(n, a)
-	j = i
-	for j < len(n.owners) && !b.Less(t.loneAt(n, j)) {
-		j++
-	}
-	return i, j
-}
-
 // materialize adds c (a new node if nil) as child d of n (at level >= 1),
 // which must be absent and not full, and moves into it n's lones in its
-// span (x is any offset of n's span), splitting them further if needed.
-// The caller sets n's full bit if c is full.
-func (t *tree) materialize(n *node, level, d uint, x u128.U128, c *node) *node {
+// span (at most maxSpanLones, so c needs no split). The caller sets n's
+// full bit if c is full.
+func (t *tree) materialize(n *node, level, d uint, c *node) *node {
 	if c == nil {
 		c = &node{}
 	}
-	if i, j := t.lonesIn(n, x, level, d); i < j {
+	if i, j := n.spanLones(d); i < j {
 		if level == 1 {
 			for k := i; k < j; k++ {
 				bit := uint64(1) << t.loneAt(n, k).Digit(0)
@@ -192,11 +221,14 @@ func (t *tree) materialize(n *node, level, d uint, x u128.U128, c *node) *node {
 			}
 			c.owners = slices.Clone(n.owners[i:j])
 			c.offs = slices.Clone(n.offs[w*i : w*j])
+			for k := range c.owners {
+				c.spanAdd(t.loneAt(c, k).Digit(level - 1))
+			}
+		}
+		for k := range n.spans {
+			n.spans[k] &^= 1 << d
 		}
 		t.loneDelete(n, i, j)
-		if level > 1 {
-			t.split(c, level-1)
-		}
 	}
 	n.kids = slices.Insert(n.kids, n.rank(d), c)
 	n.present |= 1 << d
@@ -204,24 +236,14 @@ func (t *tree) materialize(n *node, level, d uint, x u128.U128, c *node) *node {
 }
 
 // split moves n's lones down when it holds more than loneLimit(level):
-// those of each child span that holds two or more into that child. It sets
-// n's full bits of the children that come out full.
+// those of each child span that holds two or more into that child (which
+// does not come out full: it holds at most maxSpanLones).
 func (t *tree) split(n *node, level uint) {
 	if len(n.owners) <= loneLimit(level) {
 		return
 	}
-	for i := 0; i < len(n.owners); {
-		x := t.loneAt(n, i)
-		d := x.Digit(level)
-		_, j := t.lonesIn(n, x, level, d)
-		if j-i < 2 {
-			i = j
-			continue
-		}
-		c := t.materialize(n, level, d, x, nil) // removes lones i..j-1
-		if c.full == allOnes {
-			n.full |= 1 << d
-		}
+	for m := n.spans[1] | n.spans[2]; m != 0; m &= m - 1 { // the spans of two or more
+		t.materialize(n, level, uint(bits.TrailingZeros64(m)), nil)
 	}
 	if len(n.owners) > 0 && cap(n.owners) > len(n.owners)+len(n.owners)/8+1 {
 		t.loneResize(n, len(n.owners))
@@ -311,7 +333,7 @@ func (t *tree) owner(o u128.U128) (string, bool) {
 	for level := t.levels - 1; level > 0; level-- {
 		d := o.Digit(level)
 		if n.present&(1<<d) == 0 {
-			if i, ok := t.lone(n, o); ok {
+			if i, ok := t.loneFind(n, d, o); ok {
 				return n.owners[i], true
 			}
 			return "", false
@@ -336,20 +358,20 @@ func (t *tree) insertAddr(o u128.U128, owner string) (string, bool) {
 		t.insert(o, owner, true)
 		return "", true
 	}
-	var path [maxLevels]*node
 	n := t.root
 	for level := t.levels - 1; level > 0; level-- {
-		path[level] = n
 		d := o.Digit(level)
 		if n.present&(1<<d) == 0 {
-			i := t.loneFind(n, o)
-			if i < len(n.owners) && t.loneAt(n, i) == o {
+			i, found := t.loneFind(n, d, o)
+			if found {
 				return n.owners[i], false
 			}
-			t.loneInsert(n, i, o, owner)
-			t.split(n, level)
-			t.fullUp(&path, level, o)
-			return "", true
+			if t.loneFits(n, d) {
+				t.loneInsert(n, i, d, o, owner)
+				t.split(n, level) // sets no full bit
+				return "", true
+			}
+			t.materialize(n, level, d, nil) // not full: it holds maxSpanLones
 		}
 		n = n.child(d)
 	}
@@ -383,17 +405,17 @@ func (t *tree) insert(o u128.U128, owner string, sparse bool) {
 		d := o.Digit(level)
 		bit := uint64(1) << d
 		if n.present&bit == 0 {
-			if sparse {
-				t.loneInsert(n, t.loneFind(n, o), o, owner)
-				t.split(n, level)
-				t.fullUp(&path, level, o)
+			if sparse && t.loneFits(n, d) {
+				i, _ := t.loneFind(n, d, o)
+				t.loneInsert(n, i, d, o, owner)
+				t.split(n, level) // sets no full bit
 				return
 			}
 			var c *node
 			if level == 1 {
 				c, t.spare = t.spare, nil
 			}
-			t.materialize(n, level, d, o, c)
+			t.materialize(n, level, d, c)
 		}
 		n = n.child(d)
 	}
@@ -433,7 +455,7 @@ func (t *tree) fillLeaf(run []entry) {
 		d := o.Digit(level)
 		bit := uint64(1) << d
 		if n.present&bit == 0 {
-			t.materialize(n, level, d, o, nil)
+			t.materialize(n, level, d, nil)
 		}
 		n = n.child(d)
 	}
@@ -460,11 +482,12 @@ func (t *tree) remove(o u128.U128) (string, bool) {
 		path[level] = n
 		d := o.Digit(level)
 		if n.present&(1<<d) == 0 {
-			i, ok := t.lone(n, o)
+			i, ok := t.loneFind(n, d, o)
 			if !ok {
 				return "", false
 			}
 			owner := n.owners[i]
+			n.spanSub(d)
 			t.loneDelete(n, i, i+1)
 			// Drop n and the nodes above it that now hold nothing.
 			for ; level+1 < t.levels && n.present == 0 && n.full == 0 && len(n.owners) == 0; level++ {
@@ -571,9 +594,11 @@ func (t *tree) freeAt(n *node, level uint, from u128.U128) (o u128.U128, ok bool
 	if len(n.owners) == 0 {
 		return from, true
 	}
-	_, last := childSpan(from, level, from.Digit(level))
+	d := from.Digit(level)
+	_, last := childSpan(from, level, d)
 	o = from
-	for i := t.loneFind(n, from); i < len(n.owners) && t.loneAt(n, i) == o; i++ {
+	i, _ := t.loneFind(n, d, from)
+	for _, j := n.spanLones(d); i < j && t.loneAt(n, i) == o; i++ {
 		if o == last {
 			return u128.U128{}, false
 		}
@@ -642,7 +667,7 @@ func (t *tree) clone() tree {
 }
 
 func cloneNode(n *node) *node {
-	c := &node{full: n.full, present: n.present, owners: slices.Clone(n.owners), offs: slices.Clone(n.offs)}
+	c := &node{full: n.full, present: n.present, owners: slices.Clone(n.owners), offs: slices.Clone(n.offs), spans: n.spans}
 	if n.kids != nil {
 		c.kids = make([]*node, len(n.kids))
 		for i, k := range n.kids {
