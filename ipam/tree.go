@@ -149,10 +149,14 @@ func (t *tree) loneFits(n *node, d uint) bool {
 
 // loneInsert inserts o, in the span of n's absent child d, as lone i of n.
 func (t *tree) loneInsert(n *node, i int, d uint, o u128.U128, owner string) {
+	// Grow by an eighth, not append's double: lones are most of a
+	// scattered pool's tree, and a node's lones stop growing at random.
+	c := len(n.owners) + len(n.owners)/8 + 1
 	if len(n.owners) == cap(n.owners) {
-		// Grow by an eighth, not append's double: lones are most of a
-		// scattered pool's tree, and a node's lones stop growing at random.
-		t.loneResize(n, len(n.owners)+len(n.owners)/8+1)
+		n.owners = resized(n.owners, c)
+	}
+	if w := t.width(); len(n.offs)+w > cap(n.offs) {
+		n.offs = resized(n.offs, w*c)
 	}
 	n.owners = slices.Insert(n.owners, i, owner)
 	if t.wide {
@@ -163,14 +167,27 @@ func (t *tree) loneInsert(n *node, i int, d uint, o u128.U128, owner string) {
 	n.spanAdd(d)
 }
 
-// loneResize moves n's lones to arrays of capacity c.
+// loneResize moves n's lones to arrays of capacity c or more: each takes
+// what its allocation's size class holds, which the allocator would round
+// up to anyway.
 func (t *tree) loneResize(n *node, c int) {
-	n.owners = append(make([]string, 0, c), n.owners...)
-	w := 1
+	n.owners = resized(n.owners, c)
+	n.offs = resized(n.offs, t.width()*c)
+}
+
+// width returns the words of a lone's offset in offs.
+func (t *tree) width() int {
 	if t.wide {
-		w = 2
+		return 2
 	}
-	n.offs = append(make([]uint64, 0, w*c), n.offs...)
+	return 1
+}
+
+// resized returns a copy of s with capacity c or more, as much as its
+// allocation holds.
+func resized[T any](s []T, c int) []T {
+	r := append([]T(nil), make([]T, c)...) // capacity rounded up to the size class
+	return r[:copy(r, s)]
 }
 
 // loneDelete drops lones i..j-1 of n; the caller updates n.spans.
@@ -215,10 +232,7 @@ func (t *tree) materialize(n *node, level, d uint, c *node) *node {
 			}
 			c.owners = append(c.owners, n.owners[i:j]...)
 		} else {
-			w := 1
-			if t.wide {
-				w = 2
-			}
+			w := t.width()
 			c.owners = slices.Clone(n.owners[i:j])
 			c.offs = slices.Clone(n.offs[w*i : w*j])
 			for k := range c.owners {
