@@ -37,9 +37,13 @@ type node struct {
 	// holds its owner); in an inner node, when child i is in kids.
 	present uint64
 	kids    []*node  // inner node: the present children, in order
-	owners  []string // leaf: the owners of the allocated offsets, in order; inner node: the owners of the lones
-	// offs holds the lones' offsets, ascending: one word each, or two
-	// (Hi, Lo) in a wide tree.
+	owners  []string // leaf: the owners of the allocated offsets, in order; inner node: the owners of the lones (see offs)
+	// offs holds the lones' offsets, one word each, or two (Hi, Lo) in a
+	// wide tree, ascending, the lones of children 0 to 31 from the start
+	// and the others up to the end, with the free room between them (owners
+	// alike, len the capacity, nil without lones): an insert or release
+	// shifts half of its half, a quarter of the node's lones on average,
+	// not half of them.
 	offs []uint64
 	// spans counts an inner node's lones per child span, 0 to
 	// maxSpanLones: spans[k] holds bit k of each child's count. The lones
@@ -53,6 +57,29 @@ type node struct {
 // spans can hold). Random offsets put about one lone in each span of the
 // nodes that hold them, so the child is rarely materialized for this.
 const maxSpanLones = 7
+
+// lones returns how many lones n holds.
+func (n *node) lones() int {
+	return bits.OnesCount64(n.spans[0]) + 2*bits.OnesCount64(n.spans[1]) + 4*bits.OnesCount64(n.spans[2])
+}
+
+// low returns how many of n's lones are in the spans of children 0 to 31.
+func (n *node) low() int {
+	const m = 1<<32 - 1
+	return bits.OnesCount64(n.spans[0]&m) + 2*bits.OnesCount64(n.spans[1]&m) + 4*bits.OnesCount64(n.spans[2]&m)
+}
+
+// place returns the index in owners (and, times the width, in offs) of
+// lone i of n.
+func (n *node) place(i int) int {
+	if i < n.low() {
+		return i
+	}
+	return i + len(n.owners) - n.lones()
+}
+
+// loneOwner returns the owner of lone i of n.
+func (n *node) loneOwner(i int) string { return n.owners[n.place(i)] }
 
 // spanLones returns the index range [i, j) of n's lones in child d's span.
 func (n *node) spanLones(d uint) (i, j int) {
@@ -120,11 +147,14 @@ type tree struct {
 }
 
 // loneAt returns the offset of lone i of n.
-func (t *tree) loneAt(n *node, i int) u128.U128 {
+func (t *tree) loneAt(n *node, i int) u128.U128 { return t.offAt(n, n.place(i)) }
+
+// offAt returns the offset at place p of n's offs.
+func (t *tree) offAt(n *node, p int) u128.U128 {
 	if t.wide {
-		return u128.U128{Hi: n.offs[2*i], Lo: n.offs[2*i+1]}
+		return u128.U128{Hi: n.offs[2*p], Lo: n.offs[2*p+1]}
 	}
-	return u128.U128{Lo: n.offs[i]}
+	return u128.U128{Lo: n.offs[p]}
 }
 
 // loneFind returns the index of n's first lone >= o in child d's span (n's
@@ -149,30 +179,47 @@ func (t *tree) loneFits(n *node, d uint) bool {
 
 // loneInsert inserts o, in the span of n's absent child d, as lone i of n.
 func (t *tree) loneInsert(n *node, i int, d uint, o u128.U128, owner string) {
-	// Grow by an eighth, not append's double: lones are most of a
-	// scattered pool's tree, and a node's lones stop growing at random.
-	c := len(n.owners) + len(n.owners)/8 + 1
-	if len(n.owners) == cap(n.owners) {
-		n.owners = resized(n.owners, c)
+	if k := n.lones(); k == len(n.owners) {
+		// Grow by an eighth, not append's double: lones are most of a
+		// scattered pool's tree, and a node's lones stop growing at random.
+		t.loneResize(n, k+k/8+1)
 	}
-	if w := t.width(); len(n.offs)+w > cap(n.offs) {
-		n.offs = resized(n.offs, w*c)
+	w := t.width()
+	p := i // o's place: in the low half, lones i.. move up
+	if d >= 32 {
+		// In the high half, the lones before o move down.
+		first := len(n.owners) - (n.lones() - n.low())
+		p = i + len(n.owners) - n.lones() - 1
+		copy(n.owners[first-1:p], n.owners[first:p+1])
+		copy(n.offs[w*(first-1):w*p], n.offs[w*first:w*(p+1)])
+	} else if a := n.low(); i < a {
+		copy(n.owners[i+1:a+1], n.owners[i:a])
+		copy(n.offs[w*(i+1):w*(a+1)], n.offs[w*i:w*a])
 	}
-	n.owners = slices.Insert(n.owners, i, owner)
+	n.owners[p] = owner
 	if t.wide {
-		n.offs = slices.Insert(n.offs, 2*i, o.Hi, o.Lo)
+		n.offs[2*p], n.offs[2*p+1] = o.Hi, o.Lo
 	} else {
-		n.offs = slices.Insert(n.offs, i, o.Lo)
+		n.offs[p] = o.Lo
 	}
 	n.spanAdd(d)
 }
 
-// loneResize moves n's lones to arrays of capacity c or more: each takes
-// what its allocation's size class holds, which the allocator would round
-// up to anyway.
+// loneResize moves n's lones to arrays of room for c or more (as much as
+// their allocations' size class holds, which the allocator would round up
+// to anyway), the low half at the start and the high half at the end.
 func (t *tree) loneResize(n *node, c int) {
-	n.owners = resized(n.owners, c)
-	n.offs = resized(n.offs, t.width()*c)
+	w := t.width()
+	owners := append([]string(nil), make([]string, c)...)
+	offs := append([]uint64(nil), make([]uint64, w*c)...)
+	room := min(cap(owners), cap(offs)/w)
+	owners, offs = owners[:room], offs[:w*room]
+	a, b := n.low(), n.lones()-n.low()
+	copy(owners, n.owners[:a])
+	copy(owners[room-b:], n.owners[len(n.owners)-b:])
+	copy(offs, n.offs[:w*a])
+	copy(offs[w*(room-b):], n.offs[len(n.offs)-w*b:])
+	n.owners, n.offs = owners, offs
 }
 
 // width returns the words of a lone's offset in offs.
@@ -183,28 +230,30 @@ func (t *tree) width() int {
 	return 1
 }
 
-// resized returns a copy of s with capacity c or more, as much as its
-// allocation holds.
-func resized[T any](s []T, c int) []T {
-	r := append([]T(nil), make([]T, c)...) // capacity rounded up to the size class
-	return r[:copy(r, s)]
-}
-
-// loneDelete drops lones i..j-1 of n; the caller updates n.spans.
-func (t *tree) loneDelete(n *node, i, j int) {
-	if i == 0 && j == len(n.owners) {
+// loneDelete drops lones i..j-1 of n, all in the span of child d, and
+// counts them out of n.spans.
+func (t *tree) loneDelete(n *node, d uint, i, j int) {
+	k, g := n.lones(), j-i
+	if g == k {
 		n.owners, n.offs = nil, nil
-		return
-	}
-	n.owners = slices.Delete(n.owners, i, j)
-	if t.wide {
-		n.offs = slices.Delete(n.offs, 2*i, 2*j)
+	} else if w := t.width(); d < 32 {
+		a := n.low() // lones j..a-1 move down
+		copy(n.owners[i:], n.owners[j:a])
+		clear(n.owners[a-g : a])
+		copy(n.offs[w*i:], n.offs[w*j:w*a])
 	} else {
-		n.offs = slices.Delete(n.offs, i, j)
+		first := len(n.owners) - (k - n.low()) // the high half's lones before i move up
+		pi, pj := n.place(i), n.place(j-1)+1
+		copy(n.owners[first+g:pj], n.owners[first:pi])
+		clear(n.owners[first : first+g])
+		copy(n.offs[w*(first+g):w*pj], n.offs[w*first:w*pi])
 	}
-	if cap(n.owners) > 8 && len(n.owners) < cap(n.owners)/4 {
+	for range g {
+		n.spanSub(d)
+	}
+	if k -= g; len(n.owners) > 8 && k < len(n.owners)/4 {
 		// Memory follows what stays allocated, not what once was.
-		t.loneResize(n, len(n.owners)+len(n.owners)/8+1)
+		t.loneResize(n, k+k/8+1)
 	}
 }
 
@@ -230,19 +279,23 @@ func (t *tree) materialize(n *node, level, d uint, c *node) *node {
 				c.present |= bit
 				c.full |= bit
 			}
-			c.owners = append(c.owners, n.owners[i:j]...)
+			for k := i; k < j; k++ {
+				c.owners = append(c.owners, n.loneOwner(k))
+			}
 		} else {
+			// No room between the halves: places are indexes.
 			w := t.width()
-			c.owners = slices.Clone(n.owners[i:j])
-			c.offs = slices.Clone(n.offs[w*i : w*j])
+			c.owners = make([]string, j-i)
+			c.offs = make([]uint64, w*(j-i))
 			for k := range c.owners {
-				c.spanAdd(t.loneAt(c, k).Digit(level - 1))
+				c.owners[k] = n.loneOwner(i + k)
+				copy(c.offs[w*k:w*(k+1)], n.offs[w*n.place(i+k):])
+			}
+			for k := range c.owners {
+				c.spanAdd(t.offAt(c, k).Digit(level - 1))
 			}
 		}
-		for k := range n.spans {
-			n.spans[k] &^= 1 << d
-		}
-		t.loneDelete(n, i, j)
+		t.loneDelete(n, d, i, j)
 	}
 	n.kids = slices.Insert(n.kids, n.rank(d), c)
 	n.present |= 1 << d
@@ -253,14 +306,14 @@ func (t *tree) materialize(n *node, level, d uint, c *node) *node {
 // those of each child span that holds two or more into that child (which
 // does not come out full: it holds at most maxSpanLones).
 func (t *tree) split(n *node, level uint) {
-	if len(n.owners) <= loneLimit(level) {
+	if n.lones() <= loneLimit(level) {
 		return
 	}
 	for m := n.spans[1] | n.spans[2]; m != 0; m &= m - 1 { // the spans of two or more
 		t.materialize(n, level, uint(bits.TrailingZeros64(m)), nil)
 	}
-	if len(n.owners) > 0 && cap(n.owners) > len(n.owners)+len(n.owners)/8+1 {
-		t.loneResize(n, len(n.owners))
+	if k := n.lones(); k > 0 && len(n.owners) > k+k/8+1 {
+		t.loneResize(n, k)
 	}
 }
 
@@ -348,7 +401,7 @@ func (t *tree) owner(o u128.U128) (string, bool) {
 		d := o.Digit(level)
 		if n.present&(1<<d) == 0 {
 			if i, ok := t.loneFind(n, d, o); ok {
-				return n.owners[i], true
+				return n.loneOwner(i), true
 			}
 			return "", false
 		}
@@ -378,7 +431,7 @@ func (t *tree) insertAddr(o u128.U128, owner string) (string, bool) {
 		if n.present&(1<<d) == 0 {
 			i, found := t.loneFind(n, d, o)
 			if found {
-				return n.owners[i], false
+				return n.loneOwner(i), false
 			}
 			if t.loneFits(n, d) {
 				t.loneInsert(n, i, d, o, owner)
@@ -500,9 +553,8 @@ func (t *tree) remove(o u128.U128) (string, bool) {
 			if !ok {
 				return "", false
 			}
-			owner := n.owners[i]
-			n.spanSub(d)
-			t.loneDelete(n, i, i+1)
+			owner := n.loneOwner(i)
+			t.loneDelete(n, d, i, i+1)
 			// Drop n and the nodes above it that now hold nothing.
 			for ; level+1 < t.levels && n.present == 0 && n.full == 0 && len(n.owners) == 0; level++ {
 				p := path[level+1]
@@ -653,12 +705,12 @@ func (t *tree) eachIn(n *node, level uint, base u128.U128, yield func(u128.U128,
 		}
 		return true
 	}
-	l := 0 // the next lone
+	l, k := 0, n.lones() // the next lone, and how many
 	for m, i := n.present, 0; m != 0; m &= m - 1 {
 		d := uint(bits.TrailingZeros64(m))
 		cb := base.Add(u128.From64(uint64(d)).Lsh(6 * level))
-		for ; l < len(n.owners) && t.loneAt(n, l).Less(cb); l++ {
-			if !yield(t.loneAt(n, l), n.owners[l]) {
+		for ; l < k && t.loneAt(n, l).Less(cb); l++ {
+			if !yield(t.loneAt(n, l), n.loneOwner(l)) {
 				return false
 			}
 		}
@@ -667,8 +719,8 @@ func (t *tree) eachIn(n *node, level uint, base u128.U128, yield func(u128.U128,
 		}
 		i++
 	}
-	for ; l < len(n.owners); l++ {
-		if !yield(t.loneAt(n, l), n.owners[l]) {
+	for ; l < k; l++ {
+		if !yield(t.loneAt(n, l), n.loneOwner(l)) {
 			return false
 		}
 	}

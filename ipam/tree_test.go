@@ -65,11 +65,17 @@ func checkNode(t *tree, n *node, level uint, base u128.U128, root bool) error {
 	if t.wide {
 		w = 2
 	}
-	if len(n.offs) != w*len(n.owners) {
-		return fmt.Errorf("node at level %d, base %v: %d owners, %d offs", level, base, len(n.owners), len(n.offs))
+	lones := n.lones()
+	if len(n.offs) != w*len(n.owners) || len(n.owners) < lones || (lones == 0) != (n.owners == nil) {
+		return fmt.Errorf("node at level %d, base %v: %d lones, %d owners, %d offs", level, base, lones, len(n.owners), len(n.offs))
+	}
+	for p := n.low(); p < len(n.owners)-(lones-n.low()); p++ {
+		if n.owners[p] != "" {
+			return fmt.Errorf("node at level %d, base %v: %q between the halves at %d", level, base, n.owners[p], p)
+		}
 	}
 	perDigit := map[uint]int{}
-	for i := range n.owners {
+	for i := range lones {
 		o := t.loneAt(n, i)
 		if i > 0 && !t.loneAt(n, i-1).Less(o) {
 			return fmt.Errorf("node at level %d, base %v: lones not ascending at %d", level, base, i)
@@ -91,8 +97,8 @@ func checkNode(t *tree, n *node, level uint, base u128.U128, root bool) error {
 			return fmt.Errorf("node at level %d, base %v: child %d holds %d lones, spans count %d (lones %d..%d)", level, base, d, perDigit[d], j-i, i, j)
 		}
 	}
-	if len(n.owners) > loneLimit(level) && len(perDigit) != len(n.owners) {
-		return fmt.Errorf("node at level %d, base %v: %d lones over the limit", level, base, len(n.owners))
+	if lones > loneLimit(level) && len(perDigit) != lones {
+		return fmt.Errorf("node at level %d, base %v: %d lones over the limit", level, base, lones)
 	}
 	for m, i := n.present, 0; m != 0; m &= m - 1 {
 		d := uint(bits.TrailingZeros64(m))
@@ -228,11 +234,11 @@ func TestLones(t *testing.T) {
 		}
 		n := level1(p)
 		if lones := int(o - 64); lones <= maxSpanLones {
-			if len(n.owners) != lones || n.present&2 != 0 {
-				t.Fatalf("after %d lones in leaf 1's span: %d lones, leaf present %v", lones, len(n.owners), n.present&2 != 0)
+			if n.lones() != lones || n.present&2 != 0 {
+				t.Fatalf("after %d lones in leaf 1's span: %d lones, leaf present %v", lones, n.lones(), n.present&2 != 0)
 			}
-		} else if len(n.owners) != 0 || n.present&2 == 0 {
-			t.Fatalf("after %d allocations in leaf 1's span: %d lones, leaf present %v", lones, len(n.owners), n.present&2 != 0)
+		} else if n.lones() != 0 || n.present&2 == 0 {
+			t.Fatalf("after %d allocations in leaf 1's span: %d lones, leaf present %v", lones, n.lones(), n.present&2 != 0)
 		}
 	}
 	if a, err := p.Allocate("next"); err != nil || a != at(128) {
@@ -263,8 +269,8 @@ func TestLones(t *testing.T) {
 	if err := checkTree(&p.t); err != nil {
 		t.Fatal(err)
 	}
-	if n := level1(p); len(n.owners) != 7 || n.present&2 != 0 {
-		t.Fatalf("level-1 node holds %d lones, leaf 1 present %v; want 7 lones, no leaf", len(n.owners), n.present&2 != 0)
+	if n := level1(p); n.lones() != 7 || n.present&2 != 0 {
+		t.Fatalf("level-1 node holds %d lones, leaf 1 present %v; want 7 lones, no leaf", n.lones(), n.present&2 != 0)
 	}
 	if a, err := p.Allocate("next"); err != nil || a != at(128) {
 		t.Fatalf("Allocate = %v, %v; want %v", a, err, at(128))
