@@ -354,7 +354,8 @@ func scatteredN() int {
 
 // scatteredAddrs returns n distinct pseudo-random allocatable addresses of
 // prefix, as static IPv6 assignment (EUI-64, hashed or random interface
-// IDs) scatters them.
+// IDs) scatters them: uniform over the pool's range, 128-bit offsets in
+// ::/0 (whose range ends at ffff:...:fffe, not at 2^128-1).
 func scatteredAddrs(prefix string, n int) []netip.Addr {
 	l, _ := compile(Spec{Prefix: netip.MustParsePrefix(prefix)})
 	r := xorshift(2024)
@@ -362,14 +363,21 @@ func scatteredAddrs(prefix string, n int) []netip.Addr {
 	out := make([]netip.Addr, 0, n)
 	for len(out) < n {
 		o := u128.U128{Hi: r.next(), Lo: r.next()}
-		if l.max != u128.Max {
-			o = u128.U128{Lo: o.Lo % (l.max.Lo + 1)} // l.max < 2^64 here
+		if l.max.Hi == 0 {
+			o.Hi = 0
+			if l.max.Lo != ^uint64(0) {
+				o.Lo %= l.max.Lo + 1
+			}
 		}
-		if seen[o] {
+		if l.max.Less(o) || seen[o] {
+			continue
+		}
+		a := l.addr(o)
+		if _, err := l.check(a); err != nil { // excluded: ::ffff:0:0/96 in ::/0
 			continue
 		}
 		seen[o] = true
-		out = append(out, l.addr(o))
+		out = append(out, a)
 	}
 	return out
 }

@@ -24,10 +24,11 @@ const allOnes = ^uint64(0)
 // kept in the node's owners and offs (sorted by offset) instead of a chain
 // of nodes down to its leaf. Scattered allocations (AllocateAddr in a /64,
 // static IPv6 interface IDs) so cost about one entry each, not one node per
-// level. A node holds at most loneLimit lones; past that, the lones of each
-// child span that holds two or more move down into that child, so the
-// child spans of a level-1 node (64 offsets) are never covered by lones: an
-// absent child that is not full always has a free offset.
+// level. A child span holds at most maxSpanLones lones, and a node at most
+// loneLimit; past either, the lones of the span (of each span that holds
+// two or more) move down into that child. So the child spans of a level-1
+// node (64 offsets) are never covered by lones: an absent child that is not
+// full always has a free offset.
 type node struct {
 	// full: in a leaf, bit i is set when offset i is taken (allocated or
 	// blocked); in an inner node, when child i's subtree is entirely taken.
@@ -36,16 +37,87 @@ type node struct {
 	// holds its owner); in an inner node, when child i is in kids.
 	present uint64
 	kids    []*node  // inner node: the present children, in order
-	owners  []string // leaf: the owners of the allocated offsets, in order; inner node: the owners of the lones
-	// offs holds the lones' offsets, ascending: one word each, or two
-	// (Hi, Lo) in a wide tree.
+	owners  []string // leaf: the owners of the allocated offsets, in order; inner node: the owners of the lones (see offs)
+	// offs holds the lones' offsets, one word each, or two (Hi, Lo) in a
+	// wide tree, ascending, the lones of children 0 to 31 from the start
+	// and the others up to the end, with the free room between them (owners
+	// alike, len the capacity, nil without lones): an insert or release
+	// shifts half of its half, a quarter of the node's lones on average,
+	// not half of them.
 	offs []uint64
+	// spans counts an inner node's lones per child span, 0 to
+	// maxSpanLones: spans[k] holds bit k of each child's count. The lones
+	// of child d are then found by popcounts (spanLones), not by a binary
+	// search over the node's arrays: a scattered insert touches one line of
+	// them, not one per probe.
+	spans [3]uint64
 }
 
-// loneLimit returns how many lones a node at level holds before some move
-// down: fewer than a level-1 node's child span of 64 offsets, more
-// elsewhere so that a level where allocations are about one per child span
-// is not a level of one-lone nodes.
+// maxSpanLones is the most lones a node holds in one child span (a count
+// spans can hold). Random offsets put about one lone in each span of the
+// nodes that hold them, so the child is rarely materialized for this.
+const maxSpanLones = 7
+
+// lones returns how many lones n holds.
+func (n *node) lones() int {
+	return bits.OnesCount64(n.spans[0]) + 2*bits.OnesCount64(n.spans[1]) + 4*bits.OnesCount64(n.spans[2])
+}
+
+// low returns how many of n's lones are in the spans of children 0 to 31.
+func (n *node) low() int {
+	const m = 1<<32 - 1
+	return bits.OnesCount64(n.spans[0]&m) + 2*bits.OnesCount64(n.spans[1]&m) + 4*bits.OnesCount64(n.spans[2]&m)
+}
+
+// place returns the index in owners (and, times the width, in offs) of
+// lone i of n.
+func (n *node) place(i int) int {
+	if i < n.low() {
+		return i
+	}
+	return i + len(n.owners) - n.lones()
+}
+
+// loneOwner returns the owner of lone i of n.
+func (n *node) loneOwner(i int) string { return n.owners[n.place(i)] }
+
+// spanLones returns the index range [i, j) of n's lones in child d's span.
+func (n *node) spanLones(d uint) (i, j int) {
+	below := uint64(1)<<d - 1
+	i = bits.OnesCount64(n.spans[0]&below) + 2*bits.OnesCount64(n.spans[1]&below) + 4*bits.OnesCount64(n.spans[2]&below)
+	k := int(n.spans[0]>>d&1 | (n.spans[1]>>d&1)<<1 | (n.spans[2]>>d&1)<<2)
+	return i, i + k
+}
+
+// spanAdd counts one more lone in child d's span, which holds fewer than
+// maxSpanLones.
+func (n *node) spanAdd(d uint) {
+	b := uint64(1) << d
+	for k := range n.spans {
+		n.spans[k] ^= b
+		if n.spans[k]&b != 0 { // no carry
+			return
+		}
+	}
+}
+
+// spanSub counts one lone less in child d's span, which holds one or more.
+func (n *node) spanSub(d uint) {
+	b := uint64(1) << d
+	for k := range n.spans {
+		n.spans[k] ^= b
+		if n.spans[k]&b == 0 { // no borrow
+			return
+		}
+	}
+}
+
+// loneLimit returns how many lones a node at level holds before the spans
+// that hold two or more move down: enough that a level where allocations
+// are about one per child span is not a level of one-lone nodes, few
+// enough that the arrays a lone insert shifts stay short. Level-1 nodes
+// keep 63, the limit from when it alone kept lones from covering a leaf's
+// span of 64 offsets (maxSpanLones does that now).
 func loneLimit(level uint) int {
 	if level == 1 {
 		return 63
@@ -75,75 +147,115 @@ type tree struct {
 }
 
 // loneAt returns the offset of lone i of n.
-func (t *tree) loneAt(n *node, i int) u128.U128 {
+func (t *tree) loneAt(n *node, i int) u128.U128 { return t.offAt(n, n.place(i)) }
+
+// offAt returns the offset at place p of n's offs.
+func (t *tree) offAt(n *node, p int) u128.U128 {
 	if t.wide {
-		return u128.U128{Hi: n.offs[2*i], Lo: n.offs[2*i+1]}
+		return u128.U128{Hi: n.offs[2*p], Lo: n.offs[2*p+1]}
 	}
-	return u128.U128{Lo: n.offs[i]}
+	return u128.U128{Lo: n.offs[p]}
 }
 
-// loneFind returns the index of n's first lone >= o.
-func (t *tree) loneFind(n *node, o u128.U128) int {
-	lo, hi := 0, len(n.owners)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if t.loneAt(n, m).Less(o) {
-			lo = m + 1
-		} else {
-			hi = m
+// loneFind returns the index of n's first lone >= o in child d's span (n's
+// child d is absent, o in its span), or the end of the span's lones, and
+// whether that lone is o.
+func (t *tree) loneFind(n *node, d uint, o u128.U128) (int, bool) {
+	i, j := n.spanLones(d)
+	for ; i < j; i++ {
+		if x := t.loneAt(n, i); !x.Less(o) {
+			return i, x == o
 		}
 	}
-	return lo
+	return i, false
 }
 
-// lone returns the index of n's lone o, if n holds it.
-func (t *tree) lone(n *node, o u128.U128) (int, bool) {
-	if len(n.owners) == 0 {
-		return 0, false
-	}
-	i := t.loneFind(n, o)
-	return i, i < len(n.owners) && t.loneAt(n, i) == o
+// loneFits reports whether the span of n's absent child d takes one more
+// lone.
+func (t *tree) loneFits(n *node, d uint) bool {
+	i, j := n.spanLones(d)
+	return j-i < maxSpanLones
 }
 
-func (t *tree) loneInsert(n *node, i int, o u128.U128, owner string) {
-	if len(n.owners) == cap(n.owners) {
-		// Grow by an eighth, not append's double: lones are most of a
-		// scattered pool's tree, and a node's lones stop growing at random.
-		t.loneResize(n, len(n.owners)+len(n.owners)/8+1)
+// loneInsert inserts o, in the span of n's absent child d, as lone i of n.
+func (t *tree) loneInsert(n *node, i int, d uint, o u128.U128, owner string) {
+	if k := n.lones(); k == len(n.owners) {
+		// Grow by a quarter, not append's double: lones are most of a
+		// scattered pool's tree, and a node's lones stop growing at random
+		// (by an eighth, growth was a seventh of a scattered insert's time,
+		// for 2 bytes an owner less).
+		t.loneResize(n, k+k/4+1)
 	}
-	n.owners = slices.Insert(n.owners, i, owner)
+	w := t.width()
+	p := i // o's place: in the low half, lones i.. move up
+	if d >= 32 {
+		// In the high half, the lones before o move down.
+		first := len(n.owners) - (n.lones() - n.low())
+		p = i + len(n.owners) - n.lones() - 1
+		copy(n.owners[first-1:p], n.owners[first:p+1])
+		copy(n.offs[w*(first-1):w*p], n.offs[w*first:w*(p+1)])
+	} else if a := n.low(); i < a {
+		copy(n.owners[i+1:a+1], n.owners[i:a])
+		copy(n.offs[w*(i+1):w*(a+1)], n.offs[w*i:w*a])
+	}
+	n.owners[p] = owner
 	if t.wide {
-		n.offs = slices.Insert(n.offs, 2*i, o.Hi, o.Lo)
+		n.offs[2*p], n.offs[2*p+1] = o.Hi, o.Lo
 	} else {
-		n.offs = slices.Insert(n.offs, i, o.Lo)
+		n.offs[p] = o.Lo
 	}
+	n.spanAdd(d)
 }
 
-// loneResize moves n's lones to arrays of capacity c.
+// loneResize moves n's lones to arrays of room for c or more (as much as
+// their allocations' size class holds, which the allocator would round up
+// to anyway), the low half at the start and the high half at the end.
 func (t *tree) loneResize(n *node, c int) {
-	n.owners = append(make([]string, 0, c), n.owners...)
-	w := 1
-	if t.wide {
-		w = 2
-	}
-	n.offs = append(make([]uint64, 0, w*c), n.offs...)
+	w := t.width()
+	owners := append([]string(nil), make([]string, c)...)
+	offs := append([]uint64(nil), make([]uint64, w*c)...)
+	room := min(cap(owners), cap(offs)/w)
+	owners, offs = owners[:room], offs[:w*room]
+	a, b := n.low(), n.lones()-n.low()
+	copy(owners, n.owners[:a])
+	copy(owners[room-b:], n.owners[len(n.owners)-b:])
+	copy(offs, n.offs[:w*a])
+	copy(offs[w*(room-b):], n.offs[len(n.offs)-w*b:])
+	n.owners, n.offs = owners, offs
 }
 
-// loneDelete drops lones i..j-1 of n.
-func (t *tree) loneDelete(n *node, i, j int) {
-	if i == 0 && j == len(n.owners) {
-		n.owners, n.offs = nil, nil
-		return
-	}
-	n.owners = slices.Delete(n.owners, i, j)
+// width returns the words of a lone's offset in offs.
+func (t *tree) width() int {
 	if t.wide {
-		n.offs = slices.Delete(n.offs, 2*i, 2*j)
-	} else {
-		n.offs = slices.Delete(n.offs, i, j)
+		return 2
 	}
-	if cap(n.owners) > 8 && len(n.owners) < cap(n.owners)/4 {
+	return 1
+}
+
+// loneDelete drops lones i..j-1 of n, all in the span of child d, and
+// counts them out of n.spans.
+func (t *tree) loneDelete(n *node, d uint, i, j int) {
+	k, g := n.lones(), j-i
+	if g == k {
+		n.owners, n.offs = nil, nil
+	} else if w := t.width(); d < 32 {
+		a := n.low() // lones j..a-1 move down
+		copy(n.owners[i:], n.owners[j:a])
+		clear(n.owners[a-g : a])
+		copy(n.offs[w*i:], n.offs[w*j:w*a])
+	} else {
+		first := len(n.owners) - (k - n.low()) // the high half's lones before i move up
+		pi, pj := n.place(i), n.place(j-1)+1
+		copy(n.owners[first+g:pj], n.owners[first:pi])
+		clear(n.owners[first : first+g])
+		copy(n.offs[w*(first+g):w*pj], n.offs[w*first:w*pi])
+	}
+	for range g {
+		n.spanSub(d)
+	}
+	if k -= g; len(n.owners) > 8 && k < len(n.owners)/4 {
 		// Memory follows what stays allocated, not what once was.
-		t.loneResize(n, len(n.owners)+len(n.owners)/8+1)
+		t.loneResize(n, k+k/8+1)
 	}
 }
 
@@ -154,49 +266,38 @@ func childSpan(x u128.U128, level, d uint) (a, b u128.U128) {
 	return a, a.Add(u128.From64(1).Lsh(6 * level).Sub64(1))
 }
 
-// lonesIn returns the index range [i, j) of n's lones in the span of child
-// d (n is at level; x is any offset of n's span).
-func (t *tree) lonesIn(n *node, x u128.U128, level, d uint) (i, j int) {
-	if len(n.owners) == 0 {
-		return 0, 0
-	}
-	a, b := childSpan(x, level, d)
-	i = t.loneFind(n, a)
-	j = i
-	for j < len(n.owners) && !b.Less(t.loneAt(n, j)) {
-		j++
-	}
-	return i, j
-}
-
 // materialize adds c (a new node if nil) as child d of n (at level >= 1),
 // which must be absent and not full, and moves into it n's lones in its
-// span (x is any offset of n's span), splitting them further if needed.
-// The caller sets n's full bit if c is full.
-func (t *tree) materialize(n *node, level, d uint, x u128.U128, c *node) *node {
+// span (at most maxSpanLones, so c needs no split). The caller sets n's
+// full bit if c is full.
+func (t *tree) materialize(n *node, level, d uint, c *node) *node {
 	if c == nil {
 		c = &node{}
 	}
-	if i, j := t.lonesIn(n, x, level, d); i < j {
+	if i, j := n.spanLones(d); i < j {
 		if level == 1 {
 			for k := i; k < j; k++ {
 				bit := uint64(1) << t.loneAt(n, k).Digit(0)
 				c.present |= bit
 				c.full |= bit
 			}
-			c.owners = append(c.owners, n.owners[i:j]...)
-		} else {
-			w := 1
-			if t.wide {
-				w = 2
+			for k := i; k < j; k++ {
+				c.owners = append(c.owners, n.loneOwner(k))
 			}
-			c.owners = slices.Clone(n.owners[i:j])
-			c.offs = slices.Clone(n.offs[w*i : w*j])
+		} else {
+			// No room between the halves: places are indexes.
+			w := t.width()
+			c.owners = make([]string, j-i)
+			c.offs = make([]uint64, w*(j-i))
+			for k := range c.owners {
+				c.owners[k] = n.loneOwner(i + k)
+				copy(c.offs[w*k:w*(k+1)], n.offs[w*n.place(i+k):])
+			}
+			for k := range c.owners {
+				c.spanAdd(t.offAt(c, k).Digit(level - 1))
+			}
 		}
-		t.loneDelete(n, i, j)
-		if level > 1 {
-			t.split(c, level-1)
-		}
+		t.loneDelete(n, d, i, j)
 	}
 	n.kids = slices.Insert(n.kids, n.rank(d), c)
 	n.present |= 1 << d
@@ -204,27 +305,17 @@ func (t *tree) materialize(n *node, level, d uint, x u128.U128, c *node) *node {
 }
 
 // split moves n's lones down when it holds more than loneLimit(level):
-// those of each child span that holds two or more into that child. It sets
-// n's full bits of the children that come out full.
+// those of each child span that holds two or more into that child (which
+// does not come out full: it holds at most maxSpanLones).
 func (t *tree) split(n *node, level uint) {
-	if len(n.owners) <= loneLimit(level) {
+	if n.lones() <= loneLimit(level) {
 		return
 	}
-	for i := 0; i < len(n.owners); {
-		x := t.loneAt(n, i)
-		d := x.Digit(level)
-		_, j := t.lonesIn(n, x, level, d)
-		if j-i < 2 {
-			i = j
-			continue
-		}
-		c := t.materialize(n, level, d, x, nil) // removes lones i..j-1
-		if c.full == allOnes {
-			n.full |= 1 << d
-		}
+	for m := n.spans[1] | n.spans[2]; m != 0; m &= m - 1 { // the spans of two or more
+		t.materialize(n, level, uint(bits.TrailingZeros64(m)), nil)
 	}
-	if len(n.owners) > 0 && cap(n.owners) > len(n.owners)+len(n.owners)/8+1 {
-		t.loneResize(n, len(n.owners))
+	if k := n.lones(); k > 0 && len(n.owners) > k+k/8+1 {
+		t.loneResize(n, k)
 	}
 }
 
@@ -311,8 +402,8 @@ func (t *tree) owner(o u128.U128) (string, bool) {
 	for level := t.levels - 1; level > 0; level-- {
 		d := o.Digit(level)
 		if n.present&(1<<d) == 0 {
-			if i, ok := t.lone(n, o); ok {
-				return n.owners[i], true
+			if i, ok := t.loneFind(n, d, o); ok {
+				return n.loneOwner(i), true
 			}
 			return "", false
 		}
@@ -336,20 +427,20 @@ func (t *tree) insertAddr(o u128.U128, owner string) (string, bool) {
 		t.insert(o, owner, true)
 		return "", true
 	}
-	var path [maxLevels]*node
 	n := t.root
 	for level := t.levels - 1; level > 0; level-- {
-		path[level] = n
 		d := o.Digit(level)
 		if n.present&(1<<d) == 0 {
-			i := t.loneFind(n, o)
-			if i < len(n.owners) && t.loneAt(n, i) == o {
-				return n.owners[i], false
+			i, found := t.loneFind(n, d, o)
+			if found {
+				return n.loneOwner(i), false
 			}
-			t.loneInsert(n, i, o, owner)
-			t.split(n, level)
-			t.fullUp(&path, level, o)
-			return "", true
+			if t.loneFits(n, d) {
+				t.loneInsert(n, i, d, o, owner)
+				t.split(n, level) // sets no full bit
+				return "", true
+			}
+			t.materialize(n, level, d, nil) // not full: it holds maxSpanLones
 		}
 		n = n.child(d)
 	}
@@ -383,17 +474,17 @@ func (t *tree) insert(o u128.U128, owner string, sparse bool) {
 		d := o.Digit(level)
 		bit := uint64(1) << d
 		if n.present&bit == 0 {
-			if sparse {
-				t.loneInsert(n, t.loneFind(n, o), o, owner)
-				t.split(n, level)
-				t.fullUp(&path, level, o)
+			if sparse && t.loneFits(n, d) {
+				i, _ := t.loneFind(n, d, o)
+				t.loneInsert(n, i, d, o, owner)
+				t.split(n, level) // sets no full bit
 				return
 			}
 			var c *node
 			if level == 1 {
 				c, t.spare = t.spare, nil
 			}
-			t.materialize(n, level, d, o, c)
+			t.materialize(n, level, d, c)
 		}
 		n = n.child(d)
 	}
@@ -433,7 +524,7 @@ func (t *tree) fillLeaf(run []entry) {
 		d := o.Digit(level)
 		bit := uint64(1) << d
 		if n.present&bit == 0 {
-			t.materialize(n, level, d, o, nil)
+			t.materialize(n, level, d, nil)
 		}
 		n = n.child(d)
 	}
@@ -460,12 +551,12 @@ func (t *tree) remove(o u128.U128) (string, bool) {
 		path[level] = n
 		d := o.Digit(level)
 		if n.present&(1<<d) == 0 {
-			i, ok := t.lone(n, o)
+			i, ok := t.loneFind(n, d, o)
 			if !ok {
 				return "", false
 			}
-			owner := n.owners[i]
-			t.loneDelete(n, i, i+1)
+			owner := n.loneOwner(i)
+			t.loneDelete(n, d, i, i+1)
 			// Drop n and the nodes above it that now hold nothing.
 			for ; level+1 < t.levels && n.present == 0 && n.full == 0 && len(n.owners) == 0; level++ {
 				p := path[level+1]
@@ -571,9 +662,11 @@ func (t *tree) freeAt(n *node, level uint, from u128.U128) (o u128.U128, ok bool
 	if len(n.owners) == 0 {
 		return from, true
 	}
-	_, last := childSpan(from, level, from.Digit(level))
+	d := from.Digit(level)
+	_, last := childSpan(from, level, d)
 	o = from
-	for i := t.loneFind(n, from); i < len(n.owners) && t.loneAt(n, i) == o; i++ {
+	i, _ := t.loneFind(n, d, from)
+	for _, j := n.spanLones(d); i < j && t.loneAt(n, i) == o; i++ {
 		if o == last {
 			return u128.U128{}, false
 		}
@@ -614,12 +707,12 @@ func (t *tree) eachIn(n *node, level uint, base u128.U128, yield func(u128.U128,
 		}
 		return true
 	}
-	l := 0 // the next lone
+	l, k := 0, n.lones() // the next lone, and how many
 	for m, i := n.present, 0; m != 0; m &= m - 1 {
 		d := uint(bits.TrailingZeros64(m))
 		cb := base.Add(u128.From64(uint64(d)).Lsh(6 * level))
-		for ; l < len(n.owners) && t.loneAt(n, l).Less(cb); l++ {
-			if !yield(t.loneAt(n, l), n.owners[l]) {
+		for ; l < k && t.loneAt(n, l).Less(cb); l++ {
+			if !yield(t.loneAt(n, l), n.loneOwner(l)) {
 				return false
 			}
 		}
@@ -628,8 +721,8 @@ func (t *tree) eachIn(n *node, level uint, base u128.U128, yield func(u128.U128,
 		}
 		i++
 	}
-	for ; l < len(n.owners); l++ {
-		if !yield(t.loneAt(n, l), n.owners[l]) {
+	for ; l < k; l++ {
+		if !yield(t.loneAt(n, l), n.loneOwner(l)) {
 			return false
 		}
 	}
@@ -642,7 +735,7 @@ func (t *tree) clone() tree {
 }
 
 func cloneNode(n *node) *node {
-	c := &node{full: n.full, present: n.present, owners: slices.Clone(n.owners), offs: slices.Clone(n.offs)}
+	c := &node{full: n.full, present: n.present, owners: slices.Clone(n.owners), offs: slices.Clone(n.offs), spans: n.spans}
 	if n.kids != nil {
 		c.kids = make([]*node, len(n.kids))
 		for i, k := range n.kids {

@@ -42,7 +42,8 @@ func TestPruneKeepsBlockedSubtrees(t *testing.T) {
 // checkTree checks the offset tree's structure: no empty node below the
 // root, full bits exact for present children, and lones sorted, each in the
 // span of a child that is absent and not full, never covering such a span,
-// and within loneLimit unless they are one per child span.
+// counted exactly per span in spans (at most maxSpanLones each), and
+// within loneLimit unless they are one per child span.
 func checkTree(t *tree) error {
 	return checkNode(t, t.root, t.levels-1, u128.U128{}, true)
 }
@@ -52,8 +53,8 @@ func checkNode(t *tree, n *node, level uint, base u128.U128, root bool) error {
 		return fmt.Errorf("empty node at level %d, base %v", level, base)
 	}
 	if level == 0 {
-		if n.present&^n.full != 0 || bits.OnesCount64(n.present) != len(n.owners) || len(n.offs) != 0 {
-			return fmt.Errorf("leaf at %v: present %x full %x, %d owners, %d offs", base, n.present, n.full, len(n.owners), len(n.offs))
+		if n.present&^n.full != 0 || bits.OnesCount64(n.present) != len(n.owners) || len(n.offs) != 0 || n.spans != [3]uint64{} {
+			return fmt.Errorf("leaf at %v: present %x full %x, %d owners, %d offs, spans %x", base, n.present, n.full, len(n.owners), len(n.offs), n.spans)
 		}
 		return nil
 	}
@@ -64,11 +65,17 @@ func checkNode(t *tree, n *node, level uint, base u128.U128, root bool) error {
 	if t.wide {
 		w = 2
 	}
-	if len(n.offs) != w*len(n.owners) {
-		return fmt.Errorf("node at level %d, base %v: %d owners, %d offs", level, base, len(n.owners), len(n.offs))
+	lones := n.lones()
+	if len(n.offs) != w*len(n.owners) || len(n.owners) < lones || (lones == 0) != (n.owners == nil) {
+		return fmt.Errorf("node at level %d, base %v: %d lones, %d owners, %d offs", level, base, lones, len(n.owners), len(n.offs))
+	}
+	for p := n.low(); p < len(n.owners)-(lones-n.low()); p++ {
+		if n.owners[p] != "" {
+			return fmt.Errorf("node at level %d, base %v: %q between the halves at %d", level, base, n.owners[p], p)
+		}
 	}
 	perDigit := map[uint]int{}
-	for i := range n.owners {
+	for i := range lones {
 		o := t.loneAt(n, i)
 		if i > 0 && !t.loneAt(n, i-1).Less(o) {
 			return fmt.Errorf("node at level %d, base %v: lones not ascending at %d", level, base, i)
@@ -85,8 +92,13 @@ func checkNode(t *tree, n *node, level uint, base u128.U128, root bool) error {
 			return fmt.Errorf("node at level 1, base %v: child %d covered by lones", base, d)
 		}
 	}
-	if len(n.owners) > loneLimit(level) && len(perDigit) != len(n.owners) {
-		return fmt.Errorf("node at level %d, base %v: %d lones over the limit", level, base, len(n.owners))
+	for d := range uint(64) {
+		if i, j := n.spanLones(d); j-i != perDigit[d] || j-i > maxSpanLones {
+			return fmt.Errorf("node at level %d, base %v: child %d holds %d lones, spans count %d (lones %d..%d)", level, base, d, perDigit[d], j-i, i, j)
+		}
+	}
+	if lones > loneLimit(level) && len(perDigit) != lones {
+		return fmt.Errorf("node at level %d, base %v: %d lones over the limit", level, base, lones)
 	}
 	for m, i := n.present, 0; m != 0; m &= m - 1 {
 		d := uint(bits.TrailingZeros64(m))
@@ -188,28 +200,46 @@ func TestLones(t *testing.T) {
 		}
 	}
 
-	// Offsets 0..64 dense, 64 released (its leaf dropped), 65..127 lones of
-	// the level-1 node: the next Sequential address is offset 128.
-	p, err := New(Spec{Prefix: mpp("10.0.0.0/8"), Strategy: Sequential})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Offsets 0..64 dense, 64 released (its leaf dropped), 65..127 given
+	// by AllocateAddr: the first maxSpanLones are lones of the level-1
+	// node, the next brings the leaf back with them. The next Sequential
+	// address is offset 128; AllocateAddr of 64 then fills the leaf.
 	at := func(o uint64) netip.Addr { return u128.FromAddr(mpa("10.0.0.1")).Add64(o).Addr(true) }
-	for i := range 65 {
-		if _, err := p.Allocate(fmt.Sprint("d", i)); err != nil {
+	sequential := func(dense, released uint64) *Pool {
+		t.Helper()
+		p, err := New(Spec{Prefix: mpp("10.0.0.0/8"), Strategy: Sequential})
+		if err != nil {
 			t.Fatal(err)
 		}
+		for i := range dense {
+			if _, err := p.Allocate(fmt.Sprint("d", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for o := released; o < dense; o++ {
+			if _, err := p.Release(at(o)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
 	}
-	if _, err := p.Release(at(64)); err != nil {
-		t.Fatal(err)
-	}
+	level1 := func(p *Pool) *node { return p.t.root.child(0).child(0) } // the level-1 node over offsets 0..4095
+	p := sequential(65, 64)
 	for o := uint64(65); o < 128; o++ {
 		if err := p.AllocateAddr(at(o), fmt.Sprint("l", o)); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := checkTree(&p.t); err != nil {
-		t.Fatal(err)
+		if err := checkTree(&p.t); err != nil {
+			t.Fatal(err)
+		}
+		n := level1(p)
+		if lones := int(o - 64); lones <= maxSpanLones {
+			if n.lones() != lones || n.present&2 != 0 {
+				t.Fatalf("after %d lones in leaf 1's span: %d lones, leaf present %v", lones, n.lones(), n.present&2 != 0)
+			}
+		} else if n.lones() != 0 || n.present&2 == 0 {
+			t.Fatalf("after %d allocations in leaf 1's span: %d lones, leaf present %v", lones, n.lones(), n.present&2 != 0)
+		}
 	}
 	if a, err := p.Allocate("next"); err != nil || a != at(128) {
 		t.Fatalf("Allocate = %v, %v; want %v", a, err, at(128))
@@ -217,11 +247,32 @@ func TestLones(t *testing.T) {
 	if a, err := p.Allocate("after"); err != nil || a != at(129) {
 		t.Fatalf("Allocate = %v, %v; want %v", a, err, at(129))
 	}
-	// The lone that fills a leaf: the leaf is materialized full.
 	if err := p.AllocateAddr(at(64), "last"); err != nil {
 		t.Fatal(err)
 	}
 	if err := checkTree(&p.t); err != nil {
 		t.Fatal(err)
+	}
+	if level1(p).full&2 == 0 {
+		t.Fatal("leaf 1 is full, its full bit is not set")
+	}
+
+	// Offsets 0..120 dense, 64..120 released (leaf 1 dropped), lones at
+	// 121..127: a Sequential search from 121 finds lones to the end of the
+	// leaf's span and moves on to offset 128.
+	p = sequential(121, 64)
+	for o := uint64(121); o < 128; o++ {
+		if err := p.AllocateAddr(at(o), fmt.Sprint("l", o)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := checkTree(&p.t); err != nil {
+		t.Fatal(err)
+	}
+	if n := level1(p); n.lones() != 7 || n.present&2 != 0 {
+		t.Fatalf("level-1 node holds %d lones, leaf 1 present %v; want 7 lones, no leaf", n.lones(), n.present&2 != 0)
+	}
+	if a, err := p.Allocate("next"); err != nil || a != at(128) {
+		t.Fatalf("Allocate = %v, %v; want %v", a, err, at(128))
 	}
 }
