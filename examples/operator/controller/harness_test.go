@@ -45,6 +45,13 @@ type manager struct {
 // t.Cleanup stops it too.
 func startManager(t *testing.T, cfg *rest.Config, ns, epoch string, claimSelector labels.Selector) *manager {
 	t.Helper()
+	return startManagerWith(t, cfg, ns, epoch, claimSelector, controller.Options{})
+}
+
+// startManagerWith is startManager with opts (its Epoch, RetryWaiting and
+// SkipNameValidation are set here).
+func startManagerWith(t *testing.T, cfg *rest.Config, ns, epoch string, claimSelector labels.Selector, opts controller.Options) *manager {
+	t.Helper()
 	m := &manager{epoch: epoch, done: make(chan error, 1)}
 	byObject := map[client.Object]cache.ByObject{}
 	if claimSelector != nil {
@@ -74,11 +81,8 @@ func startManager(t *testing.T, cfg *rest.Config, ns, epoch string, claimSelecto
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := controller.Setup(mgr, controller.Options{
-		Epoch:              epoch,
-		RetryWaiting:       250 * time.Millisecond,
-		SkipNameValidation: true,
-	}); err != nil {
+	opts.Epoch, opts.RetryWaiting, opts.SkipNameValidation = epoch, 250*time.Millisecond, true
+	if _, err := controller.Setup(mgr, opts); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -27,6 +27,7 @@ type poolReconciler struct {
 	reader client.Reader // uncached reads: status writes need the latest resourceVersion
 	cache  *poolCache
 	now    func() time.Time
+	limit  int // -max-allocations-per-pool
 }
 
 func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -39,6 +40,7 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 				e.obj, e.pool = nil, nil
 				e.mu.Unlock()
 			}
+			forget(req.NamespacedName)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
@@ -46,6 +48,7 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	e := r.cache.entry(req.NamespacedName, obj.UID)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	defer observe(req.NamespacedName, e, r.limit)
 	if err := r.sync(ctx, e, obj); err != nil {
 		if apierrors.IsConflict(err) {
 			// Someone wrote the pool since we read it; observe it again.
@@ -84,6 +87,18 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.I
 			return fmt.Errorf("restore pool %s/%s: %w", obj.Namespace, obj.Name, err)
 		}
 	}
+	// CapacityLimited follows the allocations (claims' writes set it), the
+	// spec's maxAllocations and the operator's limit, which change without
+	// an allocation.
+	if e.ready() {
+		upd := e.obj.DeepCopy()
+		if setCapacity(&upd.Status, e.pool.Len(), poolLimit(upd.Spec, r.limit), upd.Generation, r.now()) {
+			if err := r.client.Status().Update(ctx, upd); err != nil {
+				return err
+			}
+			e.obj = upd
+		}
+	}
 	return nil
 }
 
@@ -101,6 +116,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 			upd.Status.CacheEpoch = d.Epoch
 			if built != nil {
 				writeStats(&upd.Status, built)
+				setCapacity(&upd.Status, built.Len(), poolLimit(upd.Spec, r.limit), upd.Generation, r.now())
 			}
 			if err := r.client.Status().Update(ctx, upd); err != nil {
 				return err
@@ -125,6 +141,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 				log.FromContext(ctx).Error(fmt.Errorf("%d entries left out, first: %w", len(problems), problems[0]),
 					"status.allocated holds entries the pool cannot keep; they are dropped from the status")
 			}
+			e.problems, e.ceiling = len(problems), 0
 			built = p
 			ev = cacheready.BuildSucceeded{Generation: obj.Generation}
 		}
@@ -142,7 +159,7 @@ func (e *poolEntry) adopt(ctx context.Context, obj *v1alpha1.IPPool) error {
 		log.FromContext(ctx).Error(fmt.Errorf("%d entries left out, first: %w", len(problems), problems[0]),
 			"status.allocated holds entries the pool cannot keep")
 	}
-	e.obj, e.pool = obj.DeepCopy(), p
+	e.obj, e.pool, e.problems = obj.DeepCopy(), p, len(problems)
 	return nil
 }
 
