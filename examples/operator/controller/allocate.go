@@ -127,13 +127,14 @@ func (w *poolWriter) flush(ctx context.Context, key types.NamespacedName, e *poo
 			return
 		}
 		limit := poolLimit(e.obj.Spec, w.limit)
+		most := limit // what this process hands out
 		if e.ceiling > 0 && e.ceiling < limit {
-			limit = e.ceiling
+			most = e.ceiling
 		}
 		next := e.pool.Clone()
 		changed := false
 		for _, c := range batch {
-			c.addr, c.changed, c.err = c.fn(next, limit)
+			c.addr, c.changed, c.err = c.fn(next, most)
 			c.changed = c.changed && c.err == nil
 			changed = changed || c.changed
 		}
@@ -142,7 +143,7 @@ func (w *poolWriter) flush(ctx context.Context, key types.NamespacedName, e *poo
 		}
 		upd := e.obj.DeepCopy()
 		writeStats(&upd.Status, next)
-		setCapacity(&upd.Status, next.Len(), limit, upd.Generation, w.now())
+		setCapacity(&upd.Status, next.Len(), limit, e.ceiling, upd.Generation, w.now())
 		err := w.client.Status().Update(ctx, upd)
 		if err == nil {
 			e.obj, e.pool = upd, next
@@ -162,6 +163,14 @@ func (w *poolWriter) flush(ctx context.Context, key types.NamespacedName, e *poo
 			// still writes, as it makes the status smaller).
 			e.ceiling = e.pool.Len()
 			fail(fmt.Errorf("pool %s: the API server refuses its status with %d allocations (%v): %w", key, next.Len(), err, errCapacityLimited))
+			// Say so on the pool: its current status is smaller, so this
+			// write fits. If it fails, the pool reconciler tries again.
+			upd := e.obj.DeepCopy()
+			if setCapacity(&upd.Status, e.pool.Len(), limit, e.ceiling, upd.Generation, w.now()) {
+				if err := w.client.Status().Update(ctx, upd); err == nil {
+					e.obj = upd
+				}
+			}
 			return
 		}
 		if !apierrors.IsConflict(err) {

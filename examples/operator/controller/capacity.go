@@ -29,6 +29,9 @@ const CapacityLimitedType = "CapacityLimited"
 const (
 	ReasonLimitReached = "LimitReached"
 	ReasonBelowLimit   = "BelowLimit"
+	// ReasonStatusTooLarge: the API server refused the pool's status with
+	// one more allocation (the limit is above what etcd holds).
+	ReasonStatusTooLarge = "StatusTooLarge"
 )
 
 // errCapacityLimited reports that a pool has handed out as many addresses
@@ -45,11 +48,19 @@ func poolLimit(spec v1alpha1.IPPoolSpec, limit int) int {
 }
 
 // capacityCondition returns the CapacityLimited condition of a pool at
-// generation gen that has handed out used addresses under limit.
-func capacityCondition(used, limit int, gen int64) conditions.Condition {
+// generation gen that has handed out used addresses under limit; ceiling,
+// if not 0, is the number at which the API server refused its status.
+func capacityCondition(used, limit, ceiling int, gen int64) conditions.Condition {
 	c := conditions.Condition{Type: CapacityLimitedType, ObservedGeneration: gen,
 		Status: conditions.ConditionFalse, Reason: ReasonBelowLimit,
 		Message: fmt.Sprintf("%d of at most %d addresses handed out", used, limit)}
+	if ceiling > 0 && ceiling < limit && used >= ceiling {
+		c.Status, c.Reason = conditions.ConditionTrue, ReasonStatusTooLarge
+		c.Message = fmt.Sprintf("%d addresses handed out: the API server refused the status with more "+
+			"(it must fit in one etcd object); new claims wait until the pool is rebuilt. "+
+			"Set -max-allocations-per-pool or spec.maxAllocations below %d", used, ceiling)
+		return c
+	}
 	if used >= limit {
 		c.Status, c.Reason = conditions.ConditionTrue, ReasonLimitReached
 		c.Message = fmt.Sprintf("%d of at most %d addresses handed out: new claims wait "+
@@ -61,9 +72,9 @@ func capacityCondition(used, limit int, gen int64) conditions.Condition {
 
 // setCapacity sets the CapacityLimited condition of st and reports whether
 // it changed.
-func setCapacity(st *v1alpha1.IPPoolStatus, used, limit int, gen int64, now time.Time) bool {
+func setCapacity(st *v1alpha1.IPPoolStatus, used, limit, ceiling int, gen int64, now time.Time) bool {
 	var changed bool
-	st.Conditions, changed = kubebridge.SetMeta(st.Conditions, capacityCondition(used, limit, gen), now)
+	st.Conditions, changed = kubebridge.SetMeta(st.Conditions, capacityCondition(used, limit, ceiling, gen), now)
 	return changed
 }
 

@@ -38,6 +38,7 @@ func TestCapacityCondition(t *testing.T) {
 	tests := []struct {
 		name        string
 		used, limit int
+		ceiling     int
 		want        conditions.Condition
 	}{
 		{name: "below", used: 3, limit: 5, want: conditions.Condition{Type: CapacityLimitedType, Status: conditions.ConditionFalse,
@@ -48,10 +49,17 @@ func TestCapacityCondition(t *testing.T) {
 		{name: "above, after the limit was lowered", used: 7, limit: 5, want: conditions.Condition{Type: CapacityLimitedType, Status: conditions.ConditionTrue,
 			ObservedGeneration: 2, Reason: ReasonLimitReached, Message: "7 of at most 5 addresses handed out: new claims wait " +
 				"(one IPPool keeps every allocation in its status, which must fit in one etcd object; spread VMs over several pools to grow beyond it)"}},
+		{name: "the API server refused more", used: 29000, limit: 40000, ceiling: 29000, want: conditions.Condition{Type: CapacityLimitedType,
+			Status: conditions.ConditionTrue, ObservedGeneration: 2, Reason: ReasonStatusTooLarge, Message: "29000 addresses handed out: " +
+				"the API server refused the status with more (it must fit in one etcd object); new claims wait until the pool is rebuilt. " +
+				"Set -max-allocations-per-pool or spec.maxAllocations below 29000"}},
+		{name: "a ceiling above the limit changes nothing", used: 5, limit: 5, ceiling: 9, want: conditions.Condition{Type: CapacityLimitedType,
+			Status: conditions.ConditionTrue, ObservedGeneration: 2, Reason: ReasonLimitReached, Message: "5 of at most 5 addresses handed out: new claims wait " +
+				"(one IPPool keeps every allocation in its status, which must fit in one etcd object; spread VMs over several pools to grow beyond it)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := capacityCondition(tt.used, tt.limit, 2)
+			got := capacityCondition(tt.used, tt.limit, tt.ceiling, 2)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("capacityCondition(%d, %d) (-want +got):\n%s", tt.used, tt.limit, diff)
 			}

@@ -92,7 +92,7 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.I
 	// an allocation.
 	if e.ready() {
 		upd := e.obj.DeepCopy()
-		if setCapacity(&upd.Status, e.pool.Len(), poolLimit(upd.Spec, r.limit), upd.Generation, r.now()) {
+		if setCapacity(&upd.Status, e.pool.Len(), poolLimit(upd.Spec, r.limit), e.ceiling, upd.Generation, r.now()) {
 			if err := r.client.Status().Update(ctx, upd); err != nil {
 				return err
 			}
@@ -116,7 +116,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 			upd.Status.CacheEpoch = d.Epoch
 			if built != nil {
 				writeStats(&upd.Status, built)
-				setCapacity(&upd.Status, built.Len(), poolLimit(upd.Spec, r.limit), upd.Generation, r.now())
+				setCapacity(&upd.Status, built.Len(), poolLimit(upd.Spec, r.limit), 0, upd.Generation, r.now())
 			}
 			if err := r.client.Status().Update(ctx, upd); err != nil {
 				return err
