@@ -15,10 +15,11 @@ import (
 
 // DefaultMaxAllocations is the default limit of addresses one IPPool hands
 // out. An IPPool keeps every allocation in its status map, and the whole
-// object must fit in one etcd value: on kube-apiserver 1.34 with etcd 3.6
-// and their default limits, a status write fails ("etcdserver: request is
-// too large") from about 30,000 IPv4 and 27,000 IPv6 allocations (see
-// docs/performance.md). The default stays well below both.
+// object must fit in one etcd value (etcd's default request limit, 1.5 MiB):
+// on kube-apiserver 1.34 with etcd 3.6, a status write fails with
+// "etcdserver: request is too large" from about 44,900 IPv4 allocations, or
+// 29,000 when every IPv6 address is spelled in full (39 characters), as
+// TestStatusMapCeiling measures. The default stays 30% below the lower one.
 const DefaultMaxAllocations = 20000
 
 // CapacityLimitedType is the IPPool condition that is True while the pool

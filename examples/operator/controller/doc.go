@@ -19,4 +19,22 @@
 // status with ipam.Restore, and the change re-applied, so an address that a
 // newer status gives to another MAC is never handed out, even by two
 // processes that both believe they lead.
+//
+// # Capacity
+//
+// One IPPool's status holds every allocation and must fit in one etcd
+// object. A pool hands out at most Options.MaxAllocations addresses (or its
+// spec.maxAllocations, if lower); its CapacityLimited condition says how many
+// it has and turns True at the limit, and a claim that would need one more
+// waits with Ready=False, reason CapacityLimited, and one Warning Event. If
+// the API server refuses a status as too large (a limit set above what etcd
+// holds), the pool hands out nothing more until it is rebuilt and says so
+// (reason StatusTooLarge), rather than retry a write that cannot succeed.
+//
+// # Metrics
+//
+// Per pool, in controller-runtime's registry (labels namespace and pool):
+// vmnetkit_ippool_size_addresses, _used_addresses, _available_addresses,
+// _max_allocations, _restore_problems, _cache_ready (0 or 1) and the counter
+// vmnetkit_ippool_allocations_total. A deleted pool's series are removed.
 package controller
