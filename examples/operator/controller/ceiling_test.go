@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -102,8 +103,12 @@ func TestStatusMapCeiling(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s: a status map of %d entries is written (the object is %d bytes of JSON as read back), %d is refused (%v of bisection): %v",
-				fam.name, ok, len(js), bad, time.Since(start).Round(time.Millisecond), lastErr)
+			code := int32(0)
+			if st, isStatus := lastErr.(apierrors.APIStatus); isStatus {
+				code = st.Status().Code
+			}
+			t.Logf("%s: a status map of %d entries is written (the object is %d bytes of JSON as read back), %d is refused (%v of bisection): HTTP %d: %v",
+				fam.name, ok, len(js), bad, time.Since(start).Round(time.Millisecond), code, lastErr)
 			if lastErr == nil {
 				t.Fatalf("no write refused up to %d entries", bad)
 			}
