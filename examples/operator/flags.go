@@ -45,7 +45,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 		"most addresses one IPPool hands out to MACs: its status must fit in one etcd object (an IPPool's spec.maxAllocations may lower it); claims beyond it wait with reason CapacityLimited")
 	f.logging = command.AddLoggingFlags(fs, stderr)
 	// klog's own text for -v speaks of a "testing logger".
-	fs.Lookup("v").Usage = "log verbosity: 0 logs starts, stops, pool changes and problems; 1 adds a line per reconcile; higher adds controller-runtime's and client-go's detail"
+	fs.Lookup("v").Usage = "log verbosity: 0 logs starts, stops and problems; 1 adds a line per reconcile of a pool or claim; 5 adds controller-runtime's own detail"
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -150,6 +150,8 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 			return requeueOnConflict(err)
 		}
 	}
+	// One line per reconcile at -v 1 (controller-runtime's own start at 5).
+	log.FromContext(ctx).V(1).Info("claim reconciled", "ready", ready.Status, "reason", ready.Reason, "nics", len(st.NICs), "wait", wait)
 	if wait {
 		return reconcile.Result{RequeueAfter: r.waiting}, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,12 +53,20 @@ func startManager(t *testing.T, cfg *rest.Config, ns, epoch string, claimSelecto
 // SkipNameValidation are set here).
 func startManagerWith(t *testing.T, cfg *rest.Config, ns, epoch string, claimSelector labels.Selector, opts controller.Options) *manager {
 	t.Helper()
+	return startManagerLogged(t, cfg, ns, epoch, claimSelector, opts, logr.Logger{})
+}
+
+// startManagerLogged is startManagerWith with the manager's logger set to
+// logger, unless it is the zero Logger (controller-runtime's global one).
+func startManagerLogged(t *testing.T, cfg *rest.Config, ns, epoch string, claimSelector labels.Selector, opts controller.Options, logger logr.Logger) *manager {
+	t.Helper()
 	m := &manager{epoch: epoch, done: make(chan error, 1)}
 	byObject := map[client.Object]cache.ByObject{}
 	if claimSelector != nil {
 		byObject[&v1alpha1.VMNetworkConfig{}] = cache.ByObject{Label: claimSelector}
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Logger:                 logger,
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

@@ -49,6 +49,9 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	defer observe(req.NamespacedName, e, r.limit)
+	defer func() { // one line per reconcile at -v 1
+		log.FromContext(ctx).V(1).Info("pool reconciled", "cache", e.machine.State().String(), "used", obj.Status.Used)
+	}()
 	if err := r.sync(ctx, e, obj); err != nil {
 		if apierrors.IsConflict(err) {
 			// Someone wrote the pool since we read it; observe it again.
