@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,6 +28,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/yaml"
@@ -305,13 +307,43 @@ func missing(body string, want []string) []string {
 // may not read it, and 200 with the pool's series to one bound to
 // config/rbac/metrics_reader_role.yaml (TokenReview and SubjectAccessReview
 // by the real API server).
+//
+// The first process serves the certificate of -metrics-cert-dir (the client
+// verifies it); a second one, without it, a self-signed certificate made at
+// start.
 func TestRunMetricsSecure(t *testing.T) {
 	k := newCluster(t)
 	k.bindRole(t)
-	metrics := freeAddr(t)
+	metrics, metrics2 := freeAddr(t), freeAddr(t)
+	certDir := t.TempDir()
+	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey("127.0.0.1", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM} {
+		if err := os.WriteFile(filepath.Join(certDir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(certPEM) {
+		t.Fatal("no certificate in the generated PEM")
+	}
+	verifying := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
 	allocated := allocationsSoFar(t, k.pool.Name) + 2
-	log := k.start(t, "secure", "-metrics-bind-address", metrics, "-metrics-secure")
+	log := k.start(t, "secure", "-metrics-bind-address", metrics, "-metrics-secure", "-metrics-cert-dir", certDir)
 	k.waitClaim(t, log)
+	// It watches another namespace: the pool has one owner.
+	k.start(t, "secure-self-signed", "-metrics-bind-address", metrics2, "-namespace", "default")
+	waitStatus(t, "https://"+metrics2+"/metrics", nil, http.StatusUnauthorized)
+	eventually(t, 30*time.Second, "the -metrics-cert-dir certificate served", func() (bool, string) {
+		resp, err := verifying.Get("https://" + metrics + "/metrics")
+		if err != nil {
+			return false, err.Error()
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusUnauthorized, resp.Status
+	})
 
 	ctx := context.Background()
 	reader := &rbacv1.ClusterRole{}
