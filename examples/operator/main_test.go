@@ -305,7 +305,7 @@ func missing(body string, want []string) []string {
 // TestRunMetricsSecure runs the command with -metrics-secure: /metrics
 // answers 401 without a token, 403 with the token of a ServiceAccount that
 // may not read it, and 200 with the pool's series to one bound to
-// config/rbac/metrics_reader_role.yaml (TokenReview and SubjectAccessReview
+// config/manager/metrics_reader_role.yaml (TokenReview and SubjectAccessReview
 // by the real API server).
 //
 // The first process serves the certificate of -metrics-cert-dir (the client
@@ -347,7 +347,7 @@ func TestRunMetricsSecure(t *testing.T) {
 
 	ctx := context.Background()
 	reader := &rbacv1.ClusterRole{}
-	readYAML(t, filepath.Join("config", "rbac", "metrics_reader_role.yaml"), reader)
+	readYAML(t, filepath.Join("config", "manager", "metrics_reader_role.yaml"), reader)
 	for _, obj := range []client.Object{
 		reader,
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "vms", Name: "scraper"}},

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -79,6 +80,18 @@ func TestManifests(t *testing.T) {
 	}
 	ctx := context.Background()
 	all := readManifests(t)
+	// kubectl apply -f applies folders in the order given, files in name
+	// order, documents in file order: a Namespace of config/ must come
+	// before the objects in it.
+	seen := map[string]bool{}
+	for _, m := range all {
+		if m.obj.GetKind() == "Namespace" {
+			seen[m.obj.GetName()] = true
+		}
+		if ns := m.obj.GetNamespace(); ns != "" && !seen[ns] {
+			t.Errorf("%s: %s %s/%s comes before its Namespace", m.file, m.obj.GetKind(), ns, m.obj.GetName())
+		}
+	}
 	kinds := map[string]int{}
 	for _, pass := range []string{"namespaces", "rest"} {
 		for _, m := range all {
@@ -109,13 +122,31 @@ func TestManifests(t *testing.T) {
 	}
 }
 
+// typed converts the one manifest of kind and name in all into obj.
+func typed(t *testing.T, all []manifest, kind, name string, obj any) {
+	t.Helper()
+	var found []manifest
+	for _, m := range all {
+		if m.obj.GetKind() == kind && m.obj.GetName() == name {
+			found = append(found, m)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d manifests of %s %q in config/, want 1", len(found), kind, name)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(found[0].obj.Object, obj, true); err != nil {
+		t.Fatalf("%s: %s %s: %v", found[0].file, kind, name, err)
+	}
+}
+
 // TestDeploymentMatchesFlags checks that config/manager/deployment.yaml runs
 // the command with flags it parses, that its probes and ports are those the
 // flags open, that its ServiceAccount is bound to the generated role, and
 // that the metrics Service targets the metrics port.
 func TestDeploymentMatchesFlags(t *testing.T) {
+	all := readManifests(t)
 	dep := &appsv1.Deployment{}
-	readYAML(t, filepath.Join("config", "manager", "deployment.yaml"), dep)
+	typed(t, all, "Deployment", "vmnetkit-operator", dep)
 	if len(dep.Spec.Template.Spec.Containers) != 1 {
 		t.Fatalf("%d containers, want 1", len(dep.Spec.Template.Spec.Containers))
 	}
@@ -173,7 +204,7 @@ func TestDeploymentMatchesFlags(t *testing.T) {
 	}
 
 	svc := &corev1.Service{}
-	readYAML(t, filepath.Join("config", "manager", "metrics_service.yaml"), svc)
+	typed(t, all, "Service", "vmnetkit-operator-metrics", svc)
 	if len(svc.Spec.Ports) != 1 || port("Service", svc.Spec.Ports[0].TargetPort) != metricsPort || svc.Namespace != dep.Namespace {
 		t.Errorf("metrics Service %s/%s ports %+v: want one targeting %d in %s", svc.Namespace, svc.Name, svc.Spec.Ports, metricsPort, dep.Namespace)
 	}
@@ -184,15 +215,15 @@ func TestDeploymentMatchesFlags(t *testing.T) {
 	}
 
 	ns, sa := &corev1.Namespace{}, &corev1.ServiceAccount{}
-	readYAML(t, filepath.Join("config", "manager", "namespace.yaml"), ns)
-	readYAML(t, filepath.Join("config", "manager", "service_account.yaml"), sa)
+	typed(t, all, "Namespace", "vmnetkit-system", ns)
+	typed(t, all, "ServiceAccount", dep.Spec.Template.Spec.ServiceAccountName, sa)
 	if dep.Namespace != ns.Name || sa.Namespace != ns.Name || dep.Spec.Template.Spec.ServiceAccountName != sa.Name {
 		t.Errorf("Deployment %s/%s runs as %q; ServiceAccount %s/%s; Namespace %s: want one namespace and that account",
 			dep.Namespace, dep.Name, dep.Spec.Template.Spec.ServiceAccountName, sa.Namespace, sa.Name, ns.Name)
 	}
 	role, binding := &rbacv1.ClusterRole{}, &rbacv1.ClusterRoleBinding{}
-	readYAML(t, filepath.Join("config", "rbac", "role.yaml"), role)
-	readYAML(t, filepath.Join("config", "rbac", "role_binding.yaml"), binding)
+	typed(t, all, "ClusterRole", "vmnetkit-operator", role)
+	typed(t, all, "ClusterRoleBinding", "vmnetkit-operator", binding)
 	want := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: sa.Namespace, Name: sa.Name}
 	if binding.RoleRef.Name != role.Name || binding.RoleRef.Kind != "ClusterRole" || len(binding.Subjects) != 1 || binding.Subjects[0] != want {
 		t.Errorf("ClusterRoleBinding %s: %+v to %+v, want ClusterRole %s to %+v", binding.Name, binding.RoleRef, binding.Subjects, role.Name, want)
