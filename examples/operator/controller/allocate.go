@@ -159,8 +159,9 @@ func (w *poolWriter) flush(ctx context.Context, key types.NamespacedName, e *poo
 		}
 		if isTooLarge(err) {
 			// The status cannot grow: retrying would fail the same way.
-			// Hand out nothing more until the pool is rebuilt (a release
-			// still writes, as it makes the status smaller).
+			// Until the pool is rebuilt, hand out no more addresses than
+			// the status held when it last fitted (a release still writes,
+			// as it makes the status smaller).
 			e.ceiling = e.pool.Len()
 			fail(fmt.Errorf("pool %s: the API server refuses its status with %d allocations (%v): %w", key, next.Len(), err, errCapacityLimited))
 			// Say so on the pool: its current status is smaller, so this

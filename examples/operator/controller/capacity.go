@@ -52,10 +52,14 @@ func poolLimit(spec v1alpha1.IPPoolSpec, limit int) int {
 // generation gen that has handed out used addresses under limit; ceiling,
 // if not 0, is the number at which the API server refused its status.
 func capacityCondition(used, limit, ceiling int, gen int64) conditions.Condition {
+	most := limit
+	if ceiling > 0 && ceiling < limit {
+		most = ceiling
+	}
 	c := conditions.Condition{Type: CapacityLimitedType, ObservedGeneration: gen,
 		Status: conditions.ConditionFalse, Reason: ReasonBelowLimit,
-		Message: fmt.Sprintf("%d of at most %d addresses handed out", used, limit)}
-	if ceiling > 0 && ceiling < limit && used >= ceiling {
+		Message: fmt.Sprintf("%d of at most %d addresses handed out", used, most)}
+	if most < limit && used >= most {
 		c.Status, c.Reason = conditions.ConditionTrue, ReasonStatusTooLarge
 		c.Message = fmt.Sprintf("%d addresses handed out: the API server refused the status with more "+
 			"(it must fit in one etcd object); new claims wait until the pool is rebuilt. "+

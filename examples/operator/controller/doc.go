@@ -28,8 +28,9 @@
 // it has and turns True at the limit, and a claim that would need one more
 // waits with Ready=False, reason CapacityLimited, and one Warning Event. If
 // the API server refuses a status as too large (a limit set above what etcd
-// holds), the pool hands out nothing more until it is rebuilt and says so
-// (reason StatusTooLarge), rather than retry a write that cannot succeed.
+// holds), the pool says so (reason StatusTooLarge) and, until it is
+// rebuilt, hands out no more addresses than its status held when it last
+// fitted, rather than retry a write that cannot succeed.
 //
 // # Metrics
 //

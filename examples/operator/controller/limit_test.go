@@ -53,6 +53,8 @@ func TestCapacityCondition(t *testing.T) {
 			Status: conditions.ConditionTrue, ObservedGeneration: 2, Reason: ReasonStatusTooLarge, Message: "29000 addresses handed out: " +
 				"the API server refused the status with more (it must fit in one etcd object); new claims wait until the pool is rebuilt. " +
 				"Set -max-allocations-per-pool or spec.maxAllocations below 29000"}},
+		{name: "below the ceiling after a release", used: 28999, limit: 40000, ceiling: 29000, want: conditions.Condition{Type: CapacityLimitedType,
+			Status: conditions.ConditionFalse, ObservedGeneration: 2, Reason: ReasonBelowLimit, Message: "28999 of at most 29000 addresses handed out"}},
 		{name: "a ceiling above the limit changes nothing", used: 5, limit: 5, ceiling: 9, want: conditions.Condition{Type: CapacityLimitedType,
 			Status: conditions.ConditionTrue, ObservedGeneration: 2, Reason: ReasonLimitReached, Message: "5 of at most 5 addresses handed out: new claims wait " +
 				"(one IPPool keeps every allocation in its status, which must fit in one etcd object; spread VMs over several pools to grow beyond it)"}},
