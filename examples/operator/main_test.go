@@ -212,7 +212,7 @@ func (k *cluster) waitClaim(t *testing.T, log *lockedBuffer) {
 // may list anything, so its informer caches cannot sync: /healthz answers
 // 200 and /readyz does not, until the role is bound. Then the claim gets its
 // addresses, and /metrics (plain HTTP, -metrics-secure=false) has the pool's
-// series.
+// series. A pool that cannot be built leaves the process ready.
 func TestRun(t *testing.T) {
 	k := newCluster(t)
 	probes, metrics := freeAddr(t), freeAddr(t)
@@ -243,6 +243,32 @@ func TestRun(t *testing.T) {
 		_, body := get(t, "http://"+metrics+"/metrics", nil)
 		return missing(body, series) == nil, fmt.Sprintf("missing %q", missing(body, series))
 	})
+
+	// A pool whose cache cannot be built (its CIDR is invalid) reads
+	// CacheReady=False, and the process stays ready: a restart would not help.
+	bad := &v1alpha1.IPPool{ObjectMeta: metav1.ObjectMeta{Namespace: "vms", Name: "bad"},
+		Spec: v1alpha1.IPPoolSpec{Network: "n", CIDR: "10.0.0.0/33"}}
+	if err := k.c.Create(context.Background(), bad); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, "CacheReady=False/BuildFailed on the invalid pool", func() (bool, string) {
+		if err := k.c.Get(context.Background(), client.ObjectKeyFromObject(bad), bad); err != nil {
+			return false, err.Error()
+		}
+		for _, c := range bad.Status.Conditions {
+			if c.Type == "CacheReady" {
+				return c.Status == metav1.ConditionFalse && c.Reason == "BuildFailed", string(c.Status) + "/" + c.Reason
+			}
+		}
+		return false, "no CacheReady"
+	})
+	if code, body := get(t, "http://"+probes+"/readyz", nil); code != http.StatusOK {
+		t.Errorf("/readyz = %d %q with a pool whose CacheReady is False, want 200", code, body)
+	}
+	badSeries := `vmnetkit_ippool_cache_ready{namespace="vms",pool="bad"} 0`
+	if _, body := get(t, "http://"+metrics+"/metrics", nil); missing(body, []string{badSeries}) != nil {
+		t.Errorf("/metrics lacks %q", badSeries)
+	}
 }
 
 // poolSeries returns the lines /metrics must hold for pool p (a sample of
