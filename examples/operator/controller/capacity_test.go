@@ -3,12 +3,10 @@ package controller_test
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -16,86 +14,6 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 )
-
-// claimOn returns a one-NIC claim named name for mac on pool.
-func claimOn(ns, name, mac, pool string) *v1alpha1.VMNetworkConfig {
-	return &v1alpha1.VMNetworkConfig{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec:       v1alpha1.VMNetworkConfigSpec{NICs: []v1alpha1.NIC{{MAC: mac, Pool: pool}}},
-	}
-}
-
-// readyOf returns "Status/Reason: message" of the claim's Ready condition for
-// its current generation.
-func readyOf(t *testing.T, c client.Client, ns, name string) string {
-	t.Helper()
-	vc := &v1alpha1.VMNetworkConfig{}
-	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, vc); err != nil {
-		return err.Error()
-	}
-	for _, cond := range vc.Status.Conditions {
-		if cond.Type == v1alpha1.ReadyType && cond.ObservedGeneration == vc.Generation {
-			return string(cond.Status) + "/" + cond.Reason + ": " + cond.Message
-		}
-	}
-	return "no Ready condition yet"
-}
-
-// waitReady waits until the claim's Ready reads "status/reason..." (prefix).
-func waitReady(t *testing.T, c client.Client, ns, name, prefix string) string {
-	t.Helper()
-	var got string
-	eventually(t, 60*time.Second, name+" "+prefix, func() (bool, string) {
-		got = readyOf(t, c, ns, name)
-		return strings.HasPrefix(got, prefix), got
-	})
-	return got
-}
-
-// capacityOf returns the pool's CapacityLimited condition, or nil.
-func capacityOf(t *testing.T, c client.Client, ns, name string) *metav1.Condition {
-	t.Helper()
-	p := &v1alpha1.IPPool{}
-	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
-		t.Fatal(err)
-	}
-	for _, cond := range p.Status.Conditions {
-		if cond.Type == controller.CapacityLimitedType {
-			return &cond
-		}
-	}
-	return nil
-}
-
-// waitCapacity waits until the pool's CapacityLimited has status and its
-// message starts with msg.
-func waitCapacity(t *testing.T, c client.Client, ns, name string, status metav1.ConditionStatus, msg string) {
-	t.Helper()
-	eventually(t, 30*time.Second, fmt.Sprintf("pool %s CapacityLimited=%s %q", name, status, msg), func() (bool, string) {
-		cond := capacityOf(t, c, ns, name)
-		if cond == nil {
-			return false, "no CapacityLimited condition"
-		}
-		return cond.Status == status && strings.HasPrefix(cond.Message, msg), fmt.Sprintf("%s/%s: %s", cond.Status, cond.Reason, cond.Message)
-	})
-}
-
-// capacityEvents returns the messages of the CapacityLimited Events posted
-// on claim name.
-func capacityEvents(t *testing.T, c client.Client, ns, name string) []string {
-	t.Helper()
-	var list corev1.EventList
-	if err := c.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
-		t.Fatal(err)
-	}
-	var msgs []string
-	for _, ev := range list.Items {
-		if ev.InvolvedObject.Name == name && ev.Reason == controller.ReasonCapacityLimited && ev.Type == corev1.EventTypeWarning {
-			msgs = append(msgs, ev.Message)
-		}
-	}
-	return msgs
-}
 
 // TestCapacityLimit fills a pool up to a small limit (the operator's
 // -max-allocations-per-pool, then the pool's spec.maxAllocations below it):
@@ -173,50 +91,4 @@ func TestCapacityLimit(t *testing.T) {
 	}
 	waitCapacity(t, c, ns, "net", metav1.ConditionFalse, "3 of at most 4")
 	checkHeld(t, c, ns, "net", 3)
-}
-
-func poolVersion(t *testing.T, c client.Client, ns, name string) string {
-	t.Helper()
-	p := &v1alpha1.IPPool{}
-	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
-		t.Fatal(err)
-	}
-	return p.ResourceVersion
-}
-
-// checkHeld checks that the pool's status and the Ready claims agree on
-// exactly want allocations: each Ready claim's address is in the pool under
-// its MAC, no address is given twice, and the pool holds nothing else.
-func checkHeld(t *testing.T, c client.Client, ns, pool string, want int) {
-	t.Helper()
-	ctx := context.Background()
-	p := &v1alpha1.IPPool{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: pool}, p); err != nil {
-		t.Fatal(err)
-	}
-	var claims v1alpha1.VMNetworkConfigList
-	if err := c.List(ctx, &claims, client.InNamespace(ns)); err != nil {
-		t.Fatal(err)
-	}
-	fromClaims := map[string]string{}
-	for _, vc := range claims.Items {
-		if !vc.DeletionTimestamp.IsZero() {
-			continue
-		}
-		for _, n := range vc.Status.NICs {
-			if other, dup := fromClaims[n.Address]; dup {
-				t.Errorf("address %s given to %s and %s", n.Address, other, n.MAC)
-			}
-			fromClaims[n.Address] = n.MAC
-		}
-	}
-	fromPool := map[string]string{}
-	for a, owner := range p.Status.Allocated {
-		if _, err := netip.ParseAddr(a); err == nil && strings.Count(owner, ":") == 5 {
-			fromPool[a] = owner
-		}
-	}
-	if !mapsEqual(fromClaims, fromPool) || len(fromPool) != want || p.Status.Used != fmt.Sprint(want) {
-		t.Errorf("pool %s holds %d (used %s), want %d; claims vs pool:\n%s", pool, len(fromPool), p.Status.Used, want, mapDiff(fromClaims, fromPool))
-	}
 }
