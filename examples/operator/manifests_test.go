@@ -139,7 +139,7 @@ func typed(t *testing.T, all []manifest, kind, name string, obj any) {
 	}
 }
 
-// TestDeploymentMatchesFlags checks that config/manager/deployment.yaml runs
+// TestDeploymentMatchesFlags checks that the Deployment of config/manager runs
 // the command with flags it parses, that its probes and ports are those the
 // flags open, that its ServiceAccount is bound to the generated role, and
 // that the metrics Service targets the metrics port.
