@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -184,13 +185,16 @@ func TestRestartNearCeiling(t *testing.T) {
 }
 
 // TestStatusTooLarge runs the operator with a limit above what the API server
-// holds: a pool of full-length IPv6 addresses, filled to a few dozen
-// allocations below the point where the API server refuses its status
-// (found by bisection), then 40 claims at once. The write that does not fit
-// is refused once; the pool reports CapacityLimited (StatusTooLarge) with the
-// number, the claims that did not fit wait with reason CapacityLimited, the
-// pool's status is not written again while they wait, and no allocation is
-// lost or given twice.
+// holds, on two pools of full-length IPv6 addresses filled by bisection on
+// the point where the API server refuses their status:
+//   - one filled to the very edge, which cannot take even the operator's
+//     first condition: one Warning Event (StatusTooLarge), and the write is
+//     not retried;
+//   - one filled to a few dozen allocations below it, then 40 claims at once.
+//     The write that does not fit is refused once; the pool reports
+//     CapacityLimited (StatusTooLarge) with the number, the claims that did
+//     not fit wait with reason CapacityLimited, the pool's status is not
+//     written again while they wait, and no allocation is lost or given twice.
 func TestStatusTooLarge(t *testing.T) {
 	cfg := apiServer(t)
 	c := newClient(t, cfg)
@@ -202,7 +206,7 @@ func TestStatusTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	ok, bad := 20000, 40000
-	for bad-ok > 4 {
+	for bad-ok > 2 {
 		mid := (ok + bad) / 2
 		if err := writeFilled(t, c, p, mid); err != nil {
 			bad = mid
@@ -216,9 +220,43 @@ func TestStatusTooLarge(t *testing.T) {
 	}
 	before := p.Status.Allocated
 	t.Logf("the API server takes %d full-length IPv6 allocations, refuses %d; the pool starts with %d", ok, bad, len(before))
+	// A second pool (same name length) at the very edge: not even the
+	// operator's first condition fits.
+	edge := &v1alpha1.IPPool{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "v7"}, Spec: spec}
+	if err := c.Create(ctx, edge); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFilled(t, c, edge, ok); err != nil {
+		t.Fatal(err)
+	}
 
 	m := startManagerWith(t, cfg, ns, "epoch-too-large", nil, controller.Options{MaxAllocations: 40000})
 	waitPoolsReady(t, c, ns, m.epoch, "v6")
+
+	// The edge pool: one Warning Event, and no retry of the refused write.
+	eventually(t, 30*time.Second, "a StatusTooLarge Event on the pool at the edge", func() (bool, string) {
+		var list corev1.EventList
+		if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		for _, ev := range list.Items {
+			if ev.InvolvedObject.Name == "v7" && ev.Reason == controller.ReasonStatusTooLarge && ev.Type == corev1.EventTypeWarning {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d events, none StatusTooLarge on v7; too-large writes %d", len(list.Items), m.tooLarge.Load())
+	})
+	refused := m.tooLarge.Load()
+	time.Sleep(3 * time.Second)
+	if now := m.tooLarge.Load(); now != refused || refused == 0 {
+		t.Errorf("status writes refused as too large: %d when the Event was posted, %d three seconds later; want the same, not 0", refused, now)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(edge), edge); err != nil {
+		t.Fatal(err)
+	}
+	if len(edge.Status.Allocated) != ok || len(edge.Status.Conditions) != 0 {
+		t.Errorf("pool at the edge: %d entries, conditions %+v; want its %d entries untouched", len(edge.Status.Allocated), edge.Status.Conditions, ok)
+	}
 	const claims = 40
 	if err := inParallel(claims, 8, func(i int) error {
 		return c.Create(ctx, claimOn(ns, fmt.Sprintf("vm-%02d", i), fmt.Sprintf("52:54:00:ee:00:%02x", i), "v6"))

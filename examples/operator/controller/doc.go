@@ -30,7 +30,11 @@
 // the API server refuses a status as too large (a limit set above what etcd
 // holds), the pool says so (reason StatusTooLarge) and, until it is
 // rebuilt, hands out no more addresses than its status held when it last
-// fitted, rather than retry a write that cannot succeed.
+// fitted, rather than retry a write that cannot succeed. A pool whose
+// status is already at the edge (written by someone else, or by a process
+// with a higher limit), so that not even its CacheReady condition fits, gets
+// one Warning Event (StatusTooLarge) and is not served; the refused write is
+// not retried until the pool changes.
 //
 // # Metrics
 //

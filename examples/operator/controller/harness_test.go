@@ -37,6 +37,7 @@ import (
 type manager struct {
 	epoch     string
 	conflicts atomic.Int64 // IPPool status writes refused with a conflict
+	tooLarge  atomic.Int64 // IPPool status writes refused as too large
 	cancel    context.CancelFunc
 	done      chan error
 }
@@ -81,6 +82,9 @@ func startManagerLogged(t *testing.T, cfg *rest.Config, ns, epoch string, claimS
 					err := c.SubResource(sub).Update(ctx, obj, opts...)
 					if _, ok := obj.(*v1alpha1.IPPool); ok && apierrors.IsConflict(err) {
 						m.conflicts.Add(1)
+					}
+					if _, ok := obj.(*v1alpha1.IPPool); ok && err != nil && strings.Contains(err.Error(), "request is too large") {
+						m.tooLarge.Add(1)
 					}
 					return err
 				},

@@ -6,7 +6,9 @@ import (
 	"reflect"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -28,6 +30,7 @@ type poolReconciler struct {
 	cache  *poolCache
 	now    func() time.Time
 	limit  int // -max-allocations-per-pool
+	events record.EventRecorder
 }
 
 func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -56,6 +59,15 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		if apierrors.IsConflict(err) {
 			// Someone wrote the pool since we read it; observe it again.
 			return reconcile.Result{Requeue: true}, nil
+		}
+		if isTooLarge(err) {
+			// The status is at etcd's edge: even a condition does not fit,
+			// and the same write would fail at every retry. Say so once and
+			// wait for the next change of the pool.
+			r.events.Eventf(obj, corev1.EventTypeWarning, ReasonStatusTooLarge,
+				"the API server refuses this pool's status (%d allocations) as too large: %v; "+
+					"the pool is not served until its status.allocated is smaller", len(obj.Status.Allocated), err)
+			return reconcile.Result{}, reconcile.TerminalError(err)
 		}
 		return reconcile.Result{}, err
 	}

@@ -81,7 +81,9 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 	}
 	cache := newPoolCache(opts.Epoch)
 
-	pools := &poolReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: cache, now: opts.Now, limit: opts.MaxAllocations}
+	events := mgr.GetEventRecorderFor("vmnetkit-operator")
+	pools := &poolReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: cache, now: opts.Now,
+		limit: opts.MaxAllocations, events: events}
 	err = ctrl.NewControllerManagedBy(mgr).
 		Named("ippool").
 		// Status writes (ours, or another process's) do not move the
@@ -105,7 +107,7 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 		client: mgr.GetClient(),
 		pools: &poolWriter{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: cache,
 			now: opts.Now, limit: opts.MaxAllocations},
-		events:  mgr.GetEventRecorderFor("vmnetkit-operator"),
+		events:  events,
 		now:     opts.Now,
 		waiting: opts.RetryWaiting,
 	}
