@@ -5,13 +5,12 @@
 //	go run ./examples/operator -kubeconfig ~/.kube/config
 //
 // Without -kubeconfig it uses $KUBECONFIG, the in-cluster config, or
-// ~/.kube/config, in that order.
+// ~/.kube/config, in that order. config/ holds the manifests to run it in a
+// cluster (Namespace, ServiceAccount, RBAC, Deployment with probes).
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,43 +19,31 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 )
 
+// setupOptions are the controller options run starts from; the flags fill
+// in the rest. Tests that call run more than once in a process set
+// SkipNameValidation.
+var setupOptions controller.Options
+
 func main() {
 	err := run(ctrl.SetupSignalHandler(), os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "operator:", err)
-		os.Exit(1)
-	}
+	os.Exit(command.ExitCode("operator", err, os.Stderr))
 }
 
 // run parses args, starts the manager and blocks until ctx is done.
 func run(ctx context.Context, args []string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		kubeconfig      = fs.String("kubeconfig", "", "path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
-		metricsAddr     = fs.String("metrics-bind-address", "0", `address the metrics endpoint binds to, such as ":8080"; "0" turns it off`)
-		probeAddr       = fs.String("health-probe-bind-address", "0", `address the /healthz and /readyz endpoints bind to; "0" turns them off`)
-		leaderElect     = fs.Bool("leader-elect", false, "elect a leader so that only one replica hands out addresses")
-		leaderNamespace = fs.String("leader-election-namespace", "", "namespace of the leader election lease (default: the in-cluster namespace)")
-		namespace       = fs.String("namespace", "", "watch only this namespace (default: all)")
-		epoch           = fs.String("epoch", "", "this process's cache epoch (default: random; set only in tests)")
-		concurrency     = fs.Int("concurrent-claims", 8, "VMNetworkConfigs reconciled at once")
-	)
-	logConfig := textlogger.NewConfig(textlogger.Output(stderr))
-	logConfig.AddFlags(fs) // -v, -vmodule
-	if err := fs.Parse(args); err != nil {
+	f, err := parseFlags(args, stderr)
+	if err != nil {
 		return err
 	}
 
@@ -67,41 +54,56 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		return err
 	}
-	var (
-		cfg *rest.Config
-		err error
-	)
-	if *kubeconfig != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	var cfg *rest.Config
+	if f.kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", f.kubeconfig)
 	} else {
 		cfg, err = ctrl.GetConfig()
 	}
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
 	}
+	metrics := metricsserver.Options{BindAddress: f.metricsAddr}
+	if f.metricsSecure {
+		// HTTPS with a self-signed certificate (unless -metrics-cert-dir), and
+		// every request authenticated with a TokenReview and authorized with
+		// a SubjectAccessReview for GET on the non-resource URL /metrics.
+		metrics.SecureServing = true
+		metrics.CertDir = f.metricsCertDir
+		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
 	opts := ctrl.Options{
 		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: *metricsAddr},
-		HealthProbeBindAddress:  *probeAddr,
-		LeaderElection:          *leaderElect,
+		Metrics:                 metrics,
+		HealthProbeBindAddress:  f.probeAddr,
+		LeaderElection:          f.leaderElect,
 		LeaderElectionID:        "vmnetkit-operator.network.vmnetkit.dev",
-		LeaderElectionNamespace: *leaderNamespace,
+		LeaderElectionNamespace: f.leaderNamespace,
 		// Stop handing out addresses as soon as leadership is lost.
 		LeaderElectionReleaseOnCancel: true,
 	}
-	if *namespace != "" {
-		opts.Cache.DefaultNamespaces = map[string]cache.Config{*namespace: {}}
+	if f.namespace != "" {
+		opts.Cache.DefaultNamespaces = map[string]cache.Config{f.namespace: {}}
 	}
 	// controller-runtime's logger is process-wide and keeps the first one set.
-	ctrl.SetLogger(textlogger.NewLogger(logConfig))
+	ctrl.SetLogger(f.logging.Logger())
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)
 	}
-	ep, err := controller.Setup(mgr, controller.Options{Epoch: *epoch, MaxConcurrentClaims: *concurrency})
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("informer-caches", cachesSynced(mgr.GetCache())); err != nil {
+		return err
+	}
+	copts := setupOptions
+	copts.Epoch, copts.MaxConcurrentClaims, copts.MaxAllocations = f.epoch, f.concurrency, f.maxAllocations
+	ep, err := controller.Setup(mgr, copts)
 	if err != nil {
 		return err
 	}
-	ctrl.Log.WithName("operator").Info("starting", "epoch", ep, "leaderElection", *leaderElect)
+	ctrl.Log.WithName("operator").Info("starting", "epoch", ep, "leaderElection", f.leaderElect,
+		"maxAllocationsPerPool", f.maxAllocations, "metricsSecure", f.metricsSecure)
 	return mgr.Start(ctx)
 }

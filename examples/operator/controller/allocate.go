@@ -32,17 +32,23 @@ type poolWriter struct {
 	client client.Client
 	reader client.Reader
 	cache  *poolCache
+	now    func() time.Time
+	limit  int // -max-allocations-per-pool
 }
 
 // allocate returns the address mac holds in the pool key, giving it one if
-// it holds none: want if valid, else the pool's next free address.
+// it holds none: want if valid, else the pool's next free address. A pool
+// that has handed out limit addresses gives none (errCapacityLimited).
 func (w *poolWriter) allocate(ctx context.Context, key types.NamespacedName, mac string, want netip.Addr) (netip.Addr, error) {
-	return w.change(ctx, key, func(p *ipam.Pool) (netip.Addr, bool, error) {
+	return w.change(ctx, key, true, func(p *ipam.Pool, limit int) (netip.Addr, bool, error) {
 		if a, ok := p.AddrOf(mac); ok {
 			if want.IsValid() && a != want {
 				return a, false, fmt.Errorf("%s holds %s, not the requested %s: %w", mac, a, want, ipam.ErrOwnerHasAddr)
 			}
 			return a, false, nil
+		}
+		if n := p.Len(); n >= limit {
+			return netip.Addr{}, false, fmt.Errorf("pool %s has handed out %d of at most %d addresses: %w", key, n, limit, errCapacityLimited)
 		}
 		if want.IsValid() {
 			return want, true, p.AllocateAddr(want, mac)
@@ -55,7 +61,7 @@ func (w *poolWriter) allocate(ctx context.Context, key types.NamespacedName, mac
 // release frees the address mac holds in the pool key, if any. A pool that
 // is gone holds nothing.
 func (w *poolWriter) release(ctx context.Context, key types.NamespacedName, mac string) error {
-	_, err := w.change(ctx, key, func(p *ipam.Pool) (netip.Addr, bool, error) {
+	_, err := w.change(ctx, key, false, func(p *ipam.Pool, _ int) (netip.Addr, bool, error) {
 		a, ok := p.ReleaseOwner(mac)
 		return a, ok, nil
 	})
@@ -68,20 +74,22 @@ func (w *poolWriter) release(ctx context.Context, key types.NamespacedName, mac 
 // change is one claim's change to a pool's allocations, queued on the
 // pool's entry until a flush carries it out.
 type change struct {
-	fn   func(*ipam.Pool) (netip.Addr, bool, error) // changes the pool; reports the address and whether it changed anything
-	addr netip.Addr
-	err  error
-	done bool // guarded by poolEntry.mu
+	fn      func(p *ipam.Pool, limit int) (netip.Addr, bool, error) // changes the pool; reports the address and whether it changed anything
+	alloc   bool                                                    // hands out an address (counted in vmnetkit_ippool_allocations_total)
+	addr    netip.Addr
+	changed bool
+	err     error
+	done    bool // guarded by poolEntry.mu
 }
 
 // change runs fn on the pool key as part of the next flush and returns its
 // outcome. Claims reconciled at the same time share one status write.
-func (w *poolWriter) change(ctx context.Context, key types.NamespacedName, fn func(*ipam.Pool) (netip.Addr, bool, error)) (netip.Addr, error) {
+func (w *poolWriter) change(ctx context.Context, key types.NamespacedName, alloc bool, fn func(*ipam.Pool, int) (netip.Addr, bool, error)) (netip.Addr, error) {
 	e := w.cache.get(key)
 	if e == nil {
 		return netip.Addr{}, w.notReady(ctx, key, "not observed by this process yet")
 	}
-	c := &change{fn: fn}
+	c := &change{fn: fn, alloc: alloc}
 	e.queue(c)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -118,21 +126,52 @@ func (w *poolWriter) flush(ctx context.Context, key types.NamespacedName, e *poo
 			fail(w.notReady(ctx, key, "cache "+e.machine.State().String()))
 			return
 		}
+		limit := poolLimit(e.obj.Spec, w.limit)
+		most := limit // what this process hands out
+		if e.ceiling > 0 && e.ceiling < limit {
+			most = e.ceiling
+		}
 		next := e.pool.Clone()
 		changed := false
 		for _, c := range batch {
-			var ok bool
-			c.addr, ok, c.err = c.fn(next)
-			changed = changed || (ok && c.err == nil)
+			c.addr, c.changed, c.err = c.fn(next, most)
+			c.changed = c.changed && c.err == nil
+			changed = changed || c.changed
 		}
 		if !changed {
 			return
 		}
 		upd := e.obj.DeepCopy()
 		writeStats(&upd.Status, next)
+		setCapacity(&upd.Status, next.Len(), limit, e.ceiling, upd.Generation, w.now())
 		err := w.client.Status().Update(ctx, upd)
 		if err == nil {
 			e.obj, e.pool = upd, next
+			n := 0
+			for _, c := range batch {
+				if c.alloc && c.changed {
+					n++
+				}
+			}
+			countAllocations(key, n)
+			observe(key, e, w.limit)
+			return
+		}
+		if isTooLarge(err) {
+			// The status cannot grow: retrying would fail the same way.
+			// Until the pool is rebuilt, hand out no more addresses than
+			// the status held when it last fitted (a release still writes,
+			// as it makes the status smaller).
+			e.ceiling = e.pool.Len()
+			fail(fmt.Errorf("pool %s: the API server refuses its status with %d allocations (%v): %w", key, next.Len(), err, errCapacityLimited))
+			// Say so on the pool: its current status is smaller, so this
+			// write fits. If it fails, the pool reconciler tries again.
+			upd := e.obj.DeepCopy()
+			if setCapacity(&upd.Status, e.pool.Len(), limit, e.ceiling, upd.Generation, w.now()) {
+				if err := w.client.Status().Update(ctx, upd); err == nil {
+					e.obj = upd
+				}
+			}
 			return
 		}
 		if !apierrors.IsConflict(err) {

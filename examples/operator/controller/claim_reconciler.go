@@ -8,9 +8,11 @@ import (
 	"net/netip"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -34,6 +36,10 @@ const (
 	ReasonAllocationFailed = "AllocationFailed"
 	ReasonInvalidNIC       = "InvalidNIC"
 	ReasonDuplicateMAC     = "DuplicateMAC"
+	// ReasonCapacityLimited: the pool has handed out as many addresses as
+	// its limit allows (its CapacityLimited condition is True); the claim
+	// waits, and a Warning Event with this reason is posted on it once.
+	ReasonCapacityLimited = "CapacityLimited"
 )
 
 // claimReconciler gives each NIC of a VMNetworkConfig an address from its
@@ -42,6 +48,7 @@ const (
 type claimReconciler struct {
 	client  client.Client
 	pools   *poolWriter
+	events  record.EventRecorder
 	now     func() time.Time
 	waiting time.Duration // how soon a claim waiting for its pool is retried
 }
@@ -113,6 +120,12 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		case errors.Is(err, errPoolGone):
 			wait = true
 			fail(ReasonPoolNotFound, err)
+		case errors.Is(err, errCapacityLimited):
+			wait = true // until an address is released or the limit raised
+			if readyReason(c) != ReasonCapacityLimited {
+				r.events.Eventf(c, corev1.EventTypeWarning, ReasonCapacityLimited, "nic %s: %v", mac, err)
+			}
+			fail(ReasonCapacityLimited, err)
 		case err != nil && isIPAMError(err):
 			wait = true // addresses may free up
 			fail(ReasonAllocationFailed, err)
@@ -137,6 +150,8 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 			return requeueOnConflict(err)
 		}
 	}
+	// One line per reconcile at -v 1 (controller-runtime's own start at 5).
+	log.FromContext(ctx).V(1).Info("claim reconciled", "ready", ready.Status, "reason", ready.Reason, "nics", len(st.NICs), "wait", wait)
 	if wait {
 		return reconcile.Result{RequeueAfter: r.waiting}, nil
 	}
@@ -184,6 +199,16 @@ func (r *claimReconciler) release(ctx context.Context, c *v1alpha1.VMNetworkConf
 		return err
 	}
 	return r.pools.release(ctx, poolKey(c, pool), mac)
+}
+
+// readyReason returns the reason of c's Ready condition as stored, or "".
+func readyReason(c *v1alpha1.VMNetworkConfig) string {
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == v1alpha1.ReadyType {
+			return cond.Reason
+		}
+	}
+	return ""
 }
 
 // parseNIC returns the NIC's MAC in lowercase colon form and its requested

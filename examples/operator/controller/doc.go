@@ -19,4 +19,27 @@
 // status with ipam.Restore, and the change re-applied, so an address that a
 // newer status gives to another MAC is never handed out, even by two
 // processes that both believe they lead.
+//
+// # Capacity
+//
+// One IPPool's status holds every allocation and must fit in one etcd
+// object. A pool hands out at most Options.MaxAllocations addresses (or its
+// spec.maxAllocations, if lower); its CapacityLimited condition says how many
+// it has and turns True at the limit, and a claim that would need one more
+// waits with Ready=False, reason CapacityLimited, and one Warning Event. If
+// the API server refuses a status as too large (a limit set above what etcd
+// holds), the pool says so (reason StatusTooLarge) and, until it is
+// rebuilt, hands out no more addresses than its status held when it last
+// fitted, rather than retry a write that cannot succeed. A pool whose
+// status is already at the edge (written by someone else, or by a process
+// with a higher limit), so that not even its CacheReady condition fits, gets
+// one Warning Event (StatusTooLarge) and is not served; the refused write is
+// not retried until the pool changes.
+//
+// # Metrics
+//
+// Per pool, in controller-runtime's registry (labels namespace and pool):
+// vmnetkit_ippool_size_addresses, _used_addresses, _available_addresses,
+// _max_allocations, _restore_problems, _cache_ready (0 or 1) and the counter
+// vmnetkit_ippool_allocations_total. A deleted pool's series are removed.
 package controller

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,6 +37,7 @@ import (
 type manager struct {
 	epoch     string
 	conflicts atomic.Int64 // IPPool status writes refused with a conflict
+	tooLarge  atomic.Int64 // IPPool status writes refused as too large
 	cancel    context.CancelFunc
 	done      chan error
 }
@@ -45,12 +47,27 @@ type manager struct {
 // t.Cleanup stops it too.
 func startManager(t *testing.T, cfg *rest.Config, ns, epoch string, claimSelector labels.Selector) *manager {
 	t.Helper()
+	return startManagerWith(t, cfg, ns, epoch, claimSelector, controller.Options{})
+}
+
+// startManagerWith is startManager with opts (its Epoch, RetryWaiting and
+// SkipNameValidation are set here).
+func startManagerWith(t *testing.T, cfg *rest.Config, ns, epoch string, claimSelector labels.Selector, opts controller.Options) *manager {
+	t.Helper()
+	return startManagerLogged(t, cfg, ns, epoch, claimSelector, opts, logr.Logger{})
+}
+
+// startManagerLogged is startManagerWith with the manager's logger set to
+// logger, unless it is the zero Logger (controller-runtime's global one).
+func startManagerLogged(t *testing.T, cfg *rest.Config, ns, epoch string, claimSelector labels.Selector, opts controller.Options, logger logr.Logger) *manager {
+	t.Helper()
 	m := &manager{epoch: epoch, done: make(chan error, 1)}
 	byObject := map[client.Object]cache.ByObject{}
 	if claimSelector != nil {
 		byObject[&v1alpha1.VMNetworkConfig{}] = cache.ByObject{Label: claimSelector}
 	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Logger:                 logger,
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -66,6 +83,9 @@ func startManager(t *testing.T, cfg *rest.Config, ns, epoch string, claimSelecto
 					if _, ok := obj.(*v1alpha1.IPPool); ok && apierrors.IsConflict(err) {
 						m.conflicts.Add(1)
 					}
+					if _, ok := obj.(*v1alpha1.IPPool); ok && err != nil && strings.Contains(err.Error(), "request is too large") {
+						m.tooLarge.Add(1)
+					}
 					return err
 				},
 			}), nil
@@ -74,11 +94,8 @@ func startManager(t *testing.T, cfg *rest.Config, ns, epoch string, claimSelecto
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := controller.Setup(mgr, controller.Options{
-		Epoch:              epoch,
-		RetryWaiting:       250 * time.Millisecond,
-		SkipNameValidation: true,
-	}); err != nil {
+	opts.Epoch, opts.RetryWaiting, opts.SkipNameValidation = epoch, 250*time.Millisecond, true
+	if _, err := controller.Setup(mgr, opts); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -384,4 +401,130 @@ func mapDiff(claims, status map[string]string) string {
 		lines = append(lines[:10], fmt.Sprintf("... %d more", len(lines)-10))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// claimOn returns a one-NIC claim named name for mac on pool.
+func claimOn(ns, name, mac, pool string) *v1alpha1.VMNetworkConfig {
+	return &v1alpha1.VMNetworkConfig{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       v1alpha1.VMNetworkConfigSpec{NICs: []v1alpha1.NIC{{MAC: mac, Pool: pool}}},
+	}
+}
+
+// readyOf returns "Status/Reason: message" of the claim's Ready condition for
+// its current generation.
+func readyOf(t *testing.T, c client.Client, ns, name string) string {
+	t.Helper()
+	vc := &v1alpha1.VMNetworkConfig{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, vc); err != nil {
+		return err.Error()
+	}
+	for _, cond := range vc.Status.Conditions {
+		if cond.Type == v1alpha1.ReadyType && cond.ObservedGeneration == vc.Generation {
+			return string(cond.Status) + "/" + cond.Reason + ": " + cond.Message
+		}
+	}
+	return "no Ready condition yet"
+}
+
+// waitReady waits until the claim's Ready reads "status/reason..." (prefix).
+func waitReady(t *testing.T, c client.Client, ns, name, prefix string) string {
+	t.Helper()
+	var got string
+	eventually(t, 60*time.Second, name+" "+prefix, func() (bool, string) {
+		got = readyOf(t, c, ns, name)
+		return strings.HasPrefix(got, prefix), got
+	})
+	return got
+}
+
+// capacityOf returns the pool's CapacityLimited condition, or nil.
+func capacityOf(t *testing.T, c client.Client, ns, name string) *metav1.Condition {
+	t.Helper()
+	p := &v1alpha1.IPPool{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
+		t.Fatal(err)
+	}
+	for _, cond := range p.Status.Conditions {
+		if cond.Type == controller.CapacityLimitedType {
+			return &cond
+		}
+	}
+	return nil
+}
+
+// waitCapacity waits until the pool's CapacityLimited has status and its
+// message starts with msg.
+func waitCapacity(t *testing.T, c client.Client, ns, name string, status metav1.ConditionStatus, msg string) {
+	t.Helper()
+	eventually(t, 30*time.Second, fmt.Sprintf("pool %s CapacityLimited=%s %q", name, status, msg), func() (bool, string) {
+		cond := capacityOf(t, c, ns, name)
+		if cond == nil {
+			return false, "no CapacityLimited condition"
+		}
+		return cond.Status == status && strings.HasPrefix(cond.Message, msg), fmt.Sprintf("%s/%s: %s", cond.Status, cond.Reason, cond.Message)
+	})
+}
+
+// capacityEvents returns the messages of the CapacityLimited Events posted
+// on claim name.
+func capacityEvents(t *testing.T, c client.Client, ns, name string) []string {
+	t.Helper()
+	var list corev1.EventList
+	if err := c.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, ev := range list.Items {
+		if ev.InvolvedObject.Name == name && ev.Reason == controller.ReasonCapacityLimited && ev.Type == corev1.EventTypeWarning {
+			msgs = append(msgs, ev.Message)
+		}
+	}
+	return msgs
+}
+
+func poolVersion(t *testing.T, c client.Client, ns, name string) string {
+	t.Helper()
+	p := &v1alpha1.IPPool{}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
+		t.Fatal(err)
+	}
+	return p.ResourceVersion
+}
+
+// checkHeld checks that the pool's status and the Ready claims agree on
+// exactly want allocations: each Ready claim's address is in the pool under
+// its MAC, no address is given twice, and the pool holds nothing else.
+func checkHeld(t *testing.T, c client.Client, ns, pool string, want int) {
+	t.Helper()
+	ctx := context.Background()
+	p := &v1alpha1.IPPool{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: pool}, p); err != nil {
+		t.Fatal(err)
+	}
+	var claims v1alpha1.VMNetworkConfigList
+	if err := c.List(ctx, &claims, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	fromClaims := map[string]string{}
+	for _, vc := range claims.Items {
+		if !vc.DeletionTimestamp.IsZero() {
+			continue
+		}
+		for _, n := range vc.Status.NICs {
+			if other, dup := fromClaims[n.Address]; dup {
+				t.Errorf("address %s given to %s and %s", n.Address, other, n.MAC)
+			}
+			fromClaims[n.Address] = n.MAC
+		}
+	}
+	fromPool := map[string]string{}
+	for a, owner := range p.Status.Allocated {
+		if _, err := netip.ParseAddr(a); err == nil && strings.Count(owner, ":") == 5 {
+			fromPool[a] = owner
+		}
+	}
+	if !mapsEqual(fromClaims, fromPool) || len(fromPool) != want || p.Status.Used != fmt.Sprint(want) {
+		t.Errorf("pool %s holds %d (used %s), want %d; claims vs pool:\n%s", pool, len(fromPool), p.Status.Used, want, mapDiff(fromClaims, fromPool))
+	}
 }

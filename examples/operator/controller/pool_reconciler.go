@@ -6,7 +6,9 @@ import (
 	"reflect"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -27,6 +29,8 @@ type poolReconciler struct {
 	reader client.Reader // uncached reads: status writes need the latest resourceVersion
 	cache  *poolCache
 	now    func() time.Time
+	limit  int // -max-allocations-per-pool
+	events record.EventRecorder
 }
 
 func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -39,6 +43,7 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 				e.obj, e.pool = nil, nil
 				e.mu.Unlock()
 			}
+			forget(req.NamespacedName)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
@@ -46,10 +51,23 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	e := r.cache.entry(req.NamespacedName, obj.UID)
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	defer observe(req.NamespacedName, e, r.limit)
+	defer func() { // one line per reconcile at -v 1
+		log.FromContext(ctx).V(1).Info("pool reconciled", "cache", e.machine.State().String(), "used", obj.Status.Used)
+	}()
 	if err := r.sync(ctx, e, obj); err != nil {
 		if apierrors.IsConflict(err) {
 			// Someone wrote the pool since we read it; observe it again.
 			return reconcile.Result{Requeue: true}, nil
+		}
+		if isTooLarge(err) {
+			// The status is at etcd's edge: even a condition does not fit,
+			// and the same write would fail at every retry. Say so once and
+			// wait for the next change of the pool.
+			r.events.Eventf(obj, corev1.EventTypeWarning, ReasonStatusTooLarge,
+				"the API server refuses this pool's status (%d allocations) as too large: %v; "+
+					"the pool is not served until its status.allocated is smaller", len(obj.Status.Allocated), err)
+			return reconcile.Result{}, reconcile.TerminalError(err)
 		}
 		return reconcile.Result{}, err
 	}
@@ -84,6 +102,18 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.I
 			return fmt.Errorf("restore pool %s/%s: %w", obj.Namespace, obj.Name, err)
 		}
 	}
+	// CapacityLimited follows the allocations (claims' writes set it), the
+	// spec's maxAllocations and the operator's limit, which change without
+	// an allocation.
+	if e.ready() {
+		upd := e.obj.DeepCopy()
+		if setCapacity(&upd.Status, e.pool.Len(), poolLimit(upd.Spec, r.limit), e.ceiling, upd.Generation, r.now()) {
+			if err := r.client.Status().Update(ctx, upd); err != nil {
+				return err
+			}
+			e.obj = upd
+		}
+	}
 	return nil
 }
 
@@ -101,6 +131,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 			upd.Status.CacheEpoch = d.Epoch
 			if built != nil {
 				writeStats(&upd.Status, built)
+				setCapacity(&upd.Status, built.Len(), poolLimit(upd.Spec, r.limit), 0, upd.Generation, r.now())
 			}
 			if err := r.client.Status().Update(ctx, upd); err != nil {
 				return err
@@ -125,6 +156,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 				log.FromContext(ctx).Error(fmt.Errorf("%d entries left out, first: %w", len(problems), problems[0]),
 					"status.allocated holds entries the pool cannot keep; they are dropped from the status")
 			}
+			e.problems, e.ceiling = len(problems), 0
 			built = p
 			ev = cacheready.BuildSucceeded{Generation: obj.Generation}
 		}
@@ -142,7 +174,7 @@ func (e *poolEntry) adopt(ctx context.Context, obj *v1alpha1.IPPool) error {
 		log.FromContext(ctx).Error(fmt.Errorf("%d entries left out, first: %w", len(problems), problems[0]),
 			"status.allocated holds entries the pool cannot keep")
 	}
-	e.obj, e.pool = obj.DeepCopy(), p
+	e.obj, e.pool, e.problems = obj.DeepCopy(), p, len(problems)
 	return nil
 }
 

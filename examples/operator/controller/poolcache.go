@@ -26,6 +26,16 @@ type poolEntry struct {
 	obj  *v1alpha1.IPPool
 	pool *ipam.Pool
 
+	// problems counts the status entries the last rebuild of pool left out
+	// (a metric).
+	problems int
+
+	// ceiling, when not 0, is the number of allocations at which the API
+	// server refused the pool's status as too large: this process hands out
+	// no more until the pool is rebuilt, rather than retry a write that
+	// cannot succeed.
+	ceiling int
+
 	qmu    sync.Mutex // guards queued, which is filled without holding mu
 	queued []*change
 }

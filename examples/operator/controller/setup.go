@@ -41,6 +41,10 @@ type Options struct {
 	// for a free address) is retried. Zero: 2s.
 	RetryWaiting time.Duration
 
+	// MaxAllocations is the most addresses one IPPool hands out (an
+	// IPPool's spec.maxAllocations may lower it). Zero: DefaultMaxAllocations.
+	MaxAllocations int
+
 	// SkipNameValidation lets several managers register these controllers in
 	// one process (tests); controller-runtime refuses duplicate names otherwise.
 	SkipNameValidation bool
@@ -72,9 +76,14 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 	if opts.RetryWaiting <= 0 {
 		opts.RetryWaiting = 2 * time.Second
 	}
+	if opts.MaxAllocations <= 0 {
+		opts.MaxAllocations = DefaultMaxAllocations
+	}
 	cache := newPoolCache(opts.Epoch)
 
-	pools := &poolReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: cache, now: opts.Now}
+	events := mgr.GetEventRecorderFor("vmnetkit-operator")
+	pools := &poolReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: cache, now: opts.Now,
+		limit: opts.MaxAllocations, events: events}
 	err = ctrl.NewControllerManagedBy(mgr).
 		Named("ippool").
 		// Status writes (ours, or another process's) do not move the
@@ -95,8 +104,10 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 		return "", fmt.Errorf("index VMNetworkConfigs by pool and MAC: %w", err)
 	}
 	claims := &claimReconciler{
-		client:  mgr.GetClient(),
-		pools:   &poolWriter{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: cache},
+		client: mgr.GetClient(),
+		pools: &poolWriter{client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: cache,
+			now: opts.Now, limit: opts.MaxAllocations},
+		events:  events,
 		now:     opts.Now,
 		waiting: opts.RetryWaiting,
 	}

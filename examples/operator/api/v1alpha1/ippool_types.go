@@ -62,6 +62,11 @@ type IPPoolSpec struct {
 	// +optional
 	Domain string `json:"domain,omitempty"`
 
+	// DomainSearch lists the domain search list offered to clients (DHCP
+	// option 119). The operator does not read it; the DHCP agent serves it.
+	// +optional
+	DomainSearch []string `json:"domainSearch,omitempty"`
+
 	// LeaseTime is how long a DHCP lease lasts, such as "1h".
 	// +optional
 	LeaseTime *metav1.Duration `json:"leaseTime,omitempty"`
@@ -70,6 +75,15 @@ type IPPoolSpec struct {
 	// +kubebuilder:validation:Enum=Lowest;Sequential
 	// +optional
 	Strategy string `json:"strategy,omitempty"`
+
+	// MaxAllocations lowers the operator's limit (-max-allocations-per-pool)
+	// of addresses this pool hands out to MACs. The pool's status holds every
+	// allocation and must fit in one etcd object, so the operator's limit
+	// cannot be raised here. At the limit the pool's CapacityLimited
+	// condition is True and new claims wait.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxAllocations *int32 `json:"maxAllocations,omitempty"`
 
 	// Paused stops the operator from handing out or releasing addresses of
 	// this pool; claims wait until it is false again.
@@ -104,7 +118,7 @@ type IPPoolStatus struct {
 	// +optional
 	CacheEpoch string `json:"cacheEpoch,omitempty"`
 
-	// Conditions holds CacheReady.
+	// Conditions holds CacheReady and CapacityLimited.
 	// +listType=map
 	// +listMapKey=type
 	// +optional

@@ -86,9 +86,19 @@ func (in *IPPoolSpec) DeepCopyInto(out *IPPoolSpec) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.DomainSearch != nil {
+		in, out := &in.DomainSearch, &out.DomainSearch
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.LeaseTime != nil {
 		in, out := &in.LeaseTime, &out.LeaseTime
 		*out = new(v1.Duration)
+		**out = **in
+	}
+	if in.MaxAllocations != nil {
+		in, out := &in.MaxAllocations, &out.MaxAllocations
+		*out = new(int32)
 		**out = **in
 	}
 }

@@ -1,0 +1,90 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
+)
+
+// DefaultMaxAllocations is the default limit of addresses one IPPool hands
+// out. An IPPool keeps every allocation in its status map, and the whole
+// object must fit in one etcd value (etcd's default request limit, 1.5 MiB):
+// on kube-apiserver 1.34 with etcd 3.6, a status write fails with
+// "etcdserver: request is too large" from about 44,900 IPv4 allocations, or
+// 29,000 when every IPv6 address is spelled in full (39 characters), as
+// TestStatusMapCeiling measures. The default stays 30% below the lower one.
+const DefaultMaxAllocations = 20000
+
+// CapacityLimitedType is the IPPool condition that is True while the pool
+// has handed out as many addresses as its limit allows; new claims wait.
+const CapacityLimitedType = "CapacityLimited"
+
+// Reasons of the IPPool's CapacityLimited condition.
+const (
+	ReasonLimitReached = "LimitReached"
+	ReasonBelowLimit   = "BelowLimit"
+	// ReasonStatusTooLarge: the API server refused the pool's status with
+	// one more allocation (the limit is above what etcd holds).
+	ReasonStatusTooLarge = "StatusTooLarge"
+)
+
+// errCapacityLimited reports that a pool has handed out as many addresses
+// as its limit allows (or the API server refused its status as too large).
+var errCapacityLimited = errors.New("pool at its allocation limit")
+
+// poolLimit returns the allocation limit of a pool with spec: limit (the
+// operator's -max-allocations-per-pool), or spec.maxAllocations if lower.
+func poolLimit(spec v1alpha1.IPPoolSpec, limit int) int {
+	if spec.MaxAllocations != nil && int(*spec.MaxAllocations) < limit {
+		return int(*spec.MaxAllocations)
+	}
+	return limit
+}
+
+// capacityCondition returns the CapacityLimited condition of a pool at
+// generation gen that has handed out used addresses under limit; ceiling,
+// if not 0, is the number at which the API server refused its status.
+func capacityCondition(used, limit, ceiling int, gen int64) conditions.Condition {
+	most := limit
+	if ceiling > 0 && ceiling < limit {
+		most = ceiling
+	}
+	c := conditions.Condition{Type: CapacityLimitedType, ObservedGeneration: gen,
+		Status: conditions.ConditionFalse, Reason: ReasonBelowLimit,
+		Message: fmt.Sprintf("%d of at most %d addresses handed out", used, most)}
+	if most < limit && used >= most {
+		c.Status, c.Reason = conditions.ConditionTrue, ReasonStatusTooLarge
+		c.Message = fmt.Sprintf("%d addresses handed out: the API server refused the status with more "+
+			"(it must fit in one etcd object); new claims wait until the pool is rebuilt. "+
+			"Set -max-allocations-per-pool or spec.maxAllocations below %d", used, ceiling)
+		return c
+	}
+	if used >= limit {
+		c.Status, c.Reason = conditions.ConditionTrue, ReasonLimitReached
+		c.Message = fmt.Sprintf("%d of at most %d addresses handed out: new claims wait "+
+			"(one IPPool keeps every allocation in its status, which must fit in one etcd object; "+
+			"spread VMs over several pools to grow beyond it)", used, limit)
+	}
+	return c
+}
+
+// setCapacity sets the CapacityLimited condition of st and reports whether
+// it changed.
+func setCapacity(st *v1alpha1.IPPoolStatus, used, limit, ceiling int, gen int64, now time.Time) bool {
+	var changed bool
+	st.Conditions, changed = kubebridge.SetMeta(st.Conditions, capacityCondition(used, limit, ceiling, gen), now)
+	return changed
+}
+
+// isTooLarge reports whether the API server refused a write because the
+// object would not fit in etcd (or in the request size it accepts).
+func isTooLarge(err error) bool {
+	return apierrors.IsRequestEntityTooLargeError(err) || (err != nil && strings.Contains(err.Error(), "request is too large"))
+}

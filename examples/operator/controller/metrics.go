@@ -1,0 +1,98 @@
+package controller
+
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// The metrics-auth permissions -metrics-secure needs (the authn/authz filter
+// of controller-runtime reviews every scrape's token with the API server):
+//
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
+// poolLabels are the labels of every per-pool metric: the IPPool's namespace
+// and name.
+var poolLabels = []string{"namespace", "pool"}
+
+// Per-pool metrics, registered in controller-runtime's registry (served on
+// the manager's metrics endpoint). Counts of addresses are float64: exact up
+// to 2^53, approximate beyond (the size of an IPv6 pool).
+var (
+	poolSize = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "vmnetkit_ippool_size_addresses",
+		Help: "Usable addresses in the IPPool's range (status.size).",
+	}, poolLabels)
+	poolUsed = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "vmnetkit_ippool_used_addresses",
+		Help: "Addresses the IPPool has handed out to MACs (status.used).",
+	}, poolLabels)
+	poolAvailable = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "vmnetkit_ippool_available_addresses",
+		Help: "Addresses of the IPPool still free (status.available).",
+	}, poolLabels)
+	poolLimitGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "vmnetkit_ippool_max_allocations",
+		Help: "Most addresses the IPPool hands out (-max-allocations-per-pool or spec.maxAllocations); used at this value means CapacityLimited.",
+	}, poolLabels)
+	poolRestoreProblems = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "vmnetkit_ippool_restore_problems",
+		Help: "Entries of status.allocated the last rebuild of the in-memory pool left out (conflicts, addresses out of range).",
+	}, poolLabels)
+	poolCacheReady = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "vmnetkit_ippool_cache_ready",
+		Help: "1 when this process's in-memory pool is built and CacheReady is True for it, 0 otherwise.",
+	}, poolLabels)
+	poolAllocations = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "vmnetkit_ippool_allocations_total",
+		Help: "Addresses handed out by this process (written to the IPPool's status); rate() gives allocations per second.",
+	}, poolLabels)
+)
+
+func init() {
+	metrics.Registry.MustRegister(poolSize, poolUsed, poolAvailable, poolLimitGauge, poolRestoreProblems, poolCacheReady, poolAllocations)
+}
+
+// observe sets the gauges of pool key from e, which the caller holds locked.
+// Counts come from the last status this process read or wrote; they keep
+// their last value while the cache is not ready.
+func observe(key types.NamespacedName, e *poolEntry, limit int) {
+	l := prometheus.Labels{"namespace": key.Namespace, "pool": key.Name}
+	ready := 0.0
+	if e.ready() {
+		ready = 1
+	}
+	poolCacheReady.With(l).Set(ready)
+	poolRestoreProblems.With(l).Set(float64(e.problems))
+	poolAllocations.With(l) // present (at 0) from the first observation, so rate() has a start
+	if e.obj == nil {
+		return
+	}
+	poolLimitGauge.With(l).Set(float64(poolLimit(e.obj.Spec, limit)))
+	for _, g := range []struct {
+		vec *prometheus.GaugeVec
+		v   string
+	}{{poolSize, e.obj.Status.Size}, {poolUsed, e.obj.Status.Used}, {poolAvailable, e.obj.Status.Available}} {
+		if f, err := strconv.ParseFloat(g.v, 64); err == nil {
+			g.vec.With(l).Set(f)
+		}
+	}
+}
+
+// countAllocations adds n addresses handed out to pool key's counter.
+func countAllocations(key types.NamespacedName, n int) {
+	if n > 0 {
+		poolAllocations.WithLabelValues(key.Namespace, key.Name).Add(float64(n))
+	}
+}
+
+// forget removes every metric of pool key: a deleted pool has no series.
+func forget(key types.NamespacedName) {
+	for _, vec := range []*prometheus.MetricVec{poolSize.MetricVec, poolUsed.MetricVec, poolAvailable.MetricVec,
+		poolLimitGauge.MetricVec, poolRestoreProblems.MetricVec, poolCacheReady.MetricVec, poolAllocations.MetricVec} {
+		vec.DeleteLabelValues(key.Namespace, key.Name)
+	}
+}
