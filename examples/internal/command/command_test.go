@@ -79,4 +79,7 @@ func TestLoggingFlagsInHelp(t *testing.T) {
 			t.Errorf("usage does not list %s:\n%s", name, out.String())
 		}
 	}
+	if strings.Contains(out.String(), "testing logger") {
+		t.Errorf("usage still calls -v klog's testing logger:\n%s", out.String())
+	}
 }

@@ -25,6 +25,10 @@ type Logging struct {
 func AddLoggingFlags(fs *flag.FlagSet, w io.Writer) *Logging {
 	config := textlogger.NewConfig(textlogger.Output(w))
 	config.AddFlags(fs)
+	// klog's own help for -v speaks of a "testing logger"; say what the
+	// levels mean here. A command may narrow the text further.
+	fs.Lookup("v").Usage = "log verbosity: 0 logs starts, stops, changes and problems; 1 adds a line per request or reconcile; higher adds the libraries' own detail"
+	fs.Lookup("vmodule").Usage = "per-file verbosity, as comma-separated file=level pairs (file names without .go, * and ? match)"
 	return &Logging{config: config}
 }
 
