@@ -1,0 +1,138 @@
+package controller
+
+import (
+	"net/netip"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
+	"github.com/vmnetkit/vmnetkit/ipam"
+)
+
+// poolKey names a pool object: Namespace is empty for a GlobalVMNetIPPool.
+type poolKey struct {
+	Kind      string
+	Namespace string
+	Name      string
+}
+
+// poolEntry is this process's view of one pool object. Its fields are
+// guarded by mu, which is never held across an API call.
+type poolEntry struct {
+	mu  sync.Mutex
+	uid types.UID // a pool re-created under the same name gets a new entry
+
+	machine cacheready.Machine
+
+	// pool is the in-memory pool, nil while there is no cache (not built,
+	// dropped, paused). It holds every IPAddress of the pool the informer
+	// has shown, every address this process is creating, and the
+	// addresses another process was found to hold.
+	pool *ipam.Pool
+	spec ipam.Spec // what pool was built from
+	gen  int64     // the pool object's generation pool was built for
+
+	// objects is the address of every IPAddress of the pool, by owner
+	// (namespace/name), while pool is not nil; some may be outside the
+	// pool's range or held twice.
+	objects map[string]netip.Addr
+}
+
+// ready reports whether claims may be served from the entry's pool.
+func (e *poolEntry) ready() bool {
+	return e.machine.State() == cacheready.StateReady && e.pool != nil
+}
+
+// added records that owner's IPAddress holds addr.
+func (e *poolEntry) added(owner string, addr netip.Addr) {
+	if e.pool == nil {
+		return
+	}
+	if old, ok := e.objects[owner]; ok && old != addr {
+		e.removed(owner, old)
+	}
+	e.objects[owner] = addr
+	// An address outside the range, or held twice, is left out of the
+	// pool: outside, it cannot be handed out anyway; held twice, the pool
+	// already holds it for the other owner.
+	_ = e.pool.AllocateAddr(addr, owner)
+}
+
+// removed records that owner's IPAddress of addr is gone.
+func (e *poolEntry) removed(owner string, addr netip.Addr) {
+	if e.pool == nil {
+		return
+	}
+	if e.objects[owner] == addr {
+		delete(e.objects, owner)
+	}
+	if held, ok := e.pool.Lookup(addr); ok && held == owner {
+		_, _ = e.pool.Release(addr)
+		// Another IPAddress may hold the same address (a split brain's
+		// loser not yet deleted): the pool must keep it taken.
+		for o, a := range e.objects {
+			if a == addr {
+				_ = e.pool.AllocateAddr(a, o)
+				break
+			}
+		}
+	}
+}
+
+// counts returns the pool's address counts for the status.
+func (e *poolEntry) counts() (total, used, free, outOfRange uint64) {
+	s := e.pool.Stats()
+	size, _ := s.Size.Uint64()
+	excluded, _ := s.Excluded.Uint64()
+	reserved, _ := s.Reserved.Uint64()
+	total = size - excluded - reserved
+	free, _ = s.Free.Uint64()
+	for _, a := range e.objects {
+		if e.pool.Check(a) != nil {
+			outOfRange++
+		}
+	}
+	return total, uint64(len(e.objects)), free, outOfRange
+}
+
+// poolCache holds one poolEntry per pool object, for one epoch (one process).
+type poolCache struct {
+	epoch string
+
+	mu      sync.Mutex
+	entries map[poolKey]*poolEntry
+}
+
+func newPoolCache(epoch string) *poolCache {
+	return &poolCache{epoch: epoch, entries: make(map[poolKey]*poolEntry)}
+}
+
+// get returns the entry for key, or nil.
+func (c *poolCache) get(key poolKey) *poolEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.entries[key]
+}
+
+// entry returns the entry for key and uid, replacing one left by an earlier
+// pool of the same name with a fresh machine.
+func (c *poolCache) entry(key poolKey, uid types.UID) *poolEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[key]
+	if e == nil || e.uid != uid {
+		e = &poolEntry{uid: uid, machine: cacheready.New(c.epoch)}
+		c.entries[key] = e
+	}
+	return e
+}
+
+// remove forgets key's entry and returns it, or nil.
+func (c *poolCache) remove(key poolKey) *poolEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[key]
+	delete(c.entries, key)
+	return e
+}
