@@ -33,8 +33,18 @@ func (r *claimReconciler) create(ctx context.Context, claim *ipamv1.IPAddressCla
 		return nil, &failure{ReasonPoolNotReady, fmt.Sprintf("%s: cache not ready in this process (%s)", key, reason)}, nil
 	}
 	addr, err := e.pool.Allocate(owner)
+	if err == nil {
+		e.pending[owner] = addr
+	}
 	spec := e.spec
 	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		if e.pending[owner] == addr {
+			delete(e.pending, owner)
+		}
+		e.mu.Unlock()
+	}()
 	switch {
 	case errors.Is(err, ipam.ErrExhausted):
 		return nil, &failure{ReasonPoolExhausted, fmt.Sprintf("%s: no free address", key)}, nil

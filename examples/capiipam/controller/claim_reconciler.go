@@ -135,7 +135,9 @@ func (r *claimReconciler) ensureAddress(ctx context.Context, claim *ipamv1.IPAdd
 			}
 			return nil, res, err
 		case err != nil:
-			return nil, reconcile.Result{}, err
+			// A lost race (the IPAddress another process created is gone
+			// again) is retried at once.
+			return nil, reconcile.Result{Requeue: true}, ignoreRace(err)
 		}
 	}
 	if poolOf(ip) != key {

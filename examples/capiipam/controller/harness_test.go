@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
@@ -25,6 +27,7 @@ import (
 // manager is one running provider process.
 type manager struct {
 	epoch  string
+	losses atomic.Int64 // IPAddresses deleted after losing an address to another
 	cancel context.CancelFunc
 	done   chan error
 }
@@ -39,6 +42,23 @@ func startManager(t testing.TB, cfg *rest.Config, ns, epoch string, now func() t
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		NewClient: func(cfg *rest.Config, opts client.Options) (client.Client, error) {
+			c, err := client.NewWithWatch(cfg, opts)
+			if err != nil {
+				return nil, err
+			}
+			return interceptor.NewClient(c, interceptor.Funcs{
+				Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+					var do client.DeleteOptions
+					do.ApplyOptions(opts)
+					err := c.Delete(ctx, obj, opts...)
+					if _, ok := obj.(*ipamv1.IPAddress); ok && do.Preconditions != nil && err == nil {
+						m.losses.Add(1) // only the lost race deletes with a precondition
+					}
+					return err
+				},
+			}), nil
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

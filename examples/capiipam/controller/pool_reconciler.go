@@ -140,6 +140,7 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, key poolKey, ob
 	if !e.ready() {
 		return nil
 	}
+	e.resync()
 	upd := obj.DeepCopyObject().(v1alpha1.Pool)
 	writeCounts(upd.PoolStatus(), e)
 	if reflect.DeepEqual(upd.PoolStatus(), obj.PoolStatus()) {
@@ -177,7 +178,12 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, key poolKey, o
 		}
 		e.machine = next
 		if built != nil {
-			e.pool, e.spec, e.gen, e.objects = built.pool, built.spec, built.gen, built.objects
+			// Creates in flight keep their addresses in the new pool.
+			for owner, a := range e.pending {
+				built.pending[owner] = a
+				_ = built.pool.AllocateAddr(a, owner)
+			}
+			e.pool, e.spec, e.gen, e.objects, e.pending = built.pool, built.spec, built.gen, built.objects, built.pending
 			built = nil
 		}
 		if d.Drop {
@@ -241,7 +247,7 @@ func (r *poolReconciler) build(ctx context.Context, key poolKey, obj v1alpha1.Po
 	}
 	st := obj.PoolStatus()
 	st.Conditions, _ = kubebridge.SetMeta(st.Conditions, cond, r.now())
-	return &poolEntry{pool: pool, spec: spec, gen: obj.GetGeneration(), objects: objects}, nil
+	return &poolEntry{pool: pool, spec: spec, gen: obj.GetGeneration(), objects: objects, pending: map[string]netip.Addr{}}, nil
 }
 
 // problemTexts returns the problems as text, each naming the IPAddress.

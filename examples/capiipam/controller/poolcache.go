@@ -37,6 +37,36 @@ type poolEntry struct {
 	// (namespace/name), while pool is not nil; some may be outside the
 	// pool's range or held twice.
 	objects map[string]netip.Addr
+
+	// pending is the address of every IPAddress this process is creating,
+	// by owner, between Allocate and the end of the create.
+	pending map[string]netip.Addr
+}
+
+// resync makes the pool hold exactly what objects and pending hold (one
+// owner for an address held twice), undoing any drift of the incremental
+// updates, whose events and creates interleave (a create finishing after
+// a rebuild, an event for an object a lost race already removed). It
+// costs a walk of the pool and of objects.
+func (e *poolEntry) resync() {
+	if e.pool == nil {
+		return
+	}
+	var stale []netip.Addr
+	for a, owner := range e.pool.All() {
+		if e.objects[owner] != a && e.pending[owner] != a {
+			stale = append(stale, a)
+		}
+	}
+	for _, a := range stale {
+		_, _ = e.pool.Release(a)
+	}
+	for owner, a := range e.objects {
+		_ = e.pool.AllocateAddr(a, owner)
+	}
+	for owner, a := range e.pending {
+		_ = e.pool.AllocateAddr(a, owner)
+	}
 }
 
 // ready reports whether claims may be served from the entry's pool.
