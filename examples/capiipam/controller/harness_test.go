@@ -113,11 +113,12 @@ func createNamespace(t testing.TB, c client.Client, prefix string) string {
 }
 
 // eventually polls cond until it returns true, failing t with cond's last
-// message after timeout.
+// message after timeout. It polls every 50ms at first, backing off to 1s,
+// so that a long wait does not load the API server it measures.
 func eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
-	for {
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
 		ok, msg := cond()
 		if ok {
 			return
@@ -125,7 +126,7 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() (b
 		if time.Now().After(deadline) {
 			t.Fatalf("after %v, still not %s: %s", timeout, what, msg)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(wait)
 	}
 }
 

@@ -78,11 +78,13 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	}
 	e := r.cache.entry(key, obj.GetUID())
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := r.sync(ctx, e, key, obj); err != nil {
+	counts, err := r.sync(ctx, e, key, obj)
+	e.mu.Unlock()
+	if err != nil || counts == nil {
 		return requeueOnConflict(err)
 	}
-	return reconcile.Result{}, nil
+	// Written without e.mu: claims allocate meanwhile.
+	return requeueOnConflict(r.client.Status().Update(ctx, counts))
 }
 
 // deleting drops the pool's cache and lets the pool go once no IPAddress
@@ -117,14 +119,14 @@ func (r *poolReconciler) deleting(ctx context.Context, key poolKey, obj v1alpha1
 	return requeueOnConflict(r.client.Update(ctx, obj))
 }
 
-// sync feeds obj, the pool as just read, to e's machine, then writes the
-// counts.
-func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, key poolKey, obj v1alpha1.Pool) error {
+// sync feeds obj, the pool as just read, to e's machine, and returns obj
+// with new counts to write, or nil when they have not changed.
+func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, key poolKey, obj v1alpha1.Pool) (v1alpha1.Pool, error) {
 	m := e.machine
 	if m.State() != cacheready.StateUnobserved && obj.GetGeneration() > m.Generation() {
 		changed := e.pool == nil || !reflect.DeepEqual(e.spec, specOf(obj))
 		if err := r.apply(ctx, e, key, obj, cacheready.GenerationChanged{Generation: obj.GetGeneration(), SpecChanged: changed}); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	st := obj.PoolStatus()
@@ -135,18 +137,18 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, key poolKey, ob
 		StoredEpoch: st.CacheEpoch,
 	}
 	if err := r.apply(ctx, e, key, obj, observed); err != nil {
-		return err
+		return nil, err
 	}
 	if !e.ready() {
-		return nil
+		return nil, nil
 	}
 	e.resync()
 	upd := obj.DeepCopyObject().(v1alpha1.Pool)
 	writeCounts(upd.PoolStatus(), e)
 	if reflect.DeepEqual(upd.PoolStatus(), obj.PoolStatus()) {
-		return nil
+		return nil, nil
 	}
-	return r.client.Status().Update(ctx, upd)
+	return upd, nil
 }
 
 // specOf returns the Spec obj's addresses describe, or the zero Spec.

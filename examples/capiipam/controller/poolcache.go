@@ -18,7 +18,8 @@ type poolKey struct {
 }
 
 // poolEntry is this process's view of one pool object. Its fields are
-// guarded by mu, which is never held across an API call.
+// guarded by mu, which is held across no API call but the CacheReady
+// writes (rare: a build, a restart, a spec change).
 type poolEntry struct {
 	mu  sync.Mutex
 	uid types.UID // a pool re-created under the same name gets a new entry
