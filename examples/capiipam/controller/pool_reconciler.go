@@ -144,7 +144,7 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, key poolKey, ob
 	}
 	e.resync()
 	upd := obj.DeepCopyObject().(v1alpha1.Pool)
-	writeCounts(upd.PoolStatus(), e)
+	writeCounts(upd.PoolStatus(), e, obj.GetGeneration(), r.now())
 	if reflect.DeepEqual(upd.PoolStatus(), obj.PoolStatus()) {
 		return nil, nil
 	}
@@ -171,7 +171,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, key poolKey, o
 			st.Conditions, _ = kubebridge.SetMeta(st.Conditions, *d.Publish, r.now())
 			st.CacheEpoch = d.Epoch
 			if built != nil {
-				writeCounts(st, built)
+				writeCounts(st, built, obj.GetGeneration(), r.now())
 			}
 			if err := r.client.Status().Update(ctx, upd); err != nil {
 				return err
@@ -216,11 +216,31 @@ func (r *poolReconciler) build(ctx context.Context, key poolKey, obj v1alpha1.Po
 	if err := r.client.List(ctx, &list, client.InNamespace(key.Namespace), client.MatchingFields{addressPoolIndex: indexValue(key.Kind, key.Name)}); err != nil {
 		return nil, fmt.Errorf("list IPAddresses: %w", err)
 	}
-	snap := ipam.Snapshot{Spec: spec, Allocations: make([]ipam.Allocation, 0, len(list.Items))}
-	objects := make(map[string]netip.Addr, len(list.Items))
+	built, msgs, err := restoreEntry(spec, list.Items)
+	if err != nil {
+		return nil, err
+	}
+	// Each IPAddress the pool does not hold is an Event (the first ones);
+	// AddressesValid counts them (writeCounts).
+	for i, m := range msgs {
+		if i == maxProblemEvents {
+			break
+		}
+		r.recorder.Event(obj, corev1.EventTypeWarning, ReasonAddressesInvalid, m)
+	}
+	built.gen = obj.GetGeneration()
+	return built, nil
+}
+
+// restoreEntry restores a pool of spec from its IPAddresses with
+// ipam.Restore. It returns the IPAddresses the pool does not hold (out of
+// range, an address held twice, an address that does not parse) as text.
+func restoreEntry(spec ipam.Spec, items []ipamv1.IPAddress) (*poolEntry, []string, error) {
+	snap := ipam.Snapshot{Spec: spec, Allocations: make([]ipam.Allocation, 0, len(items))}
+	objects := make(map[string]netip.Addr, len(items))
 	var unparsed []string
-	for i := range list.Items {
-		ip := &list.Items[i]
+	for i := range items {
+		ip := &items[i]
 		owner := ip.Namespace + "/" + ip.Name
 		a, err := netip.ParseAddr(ip.Spec.Address)
 		if err != nil {
@@ -232,24 +252,10 @@ func (r *poolReconciler) build(ctx context.Context, key poolKey, obj v1alpha1.Po
 	}
 	pool, problems, err := ipam.Restore(snap)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	msgs := append(unparsed, problemTexts(problems)...)
-	cond := conditions.Condition{Type: AddressesValidType, Status: conditions.ConditionTrue, Reason: ReasonAddressesValid,
-		ObservedGeneration: obj.GetGeneration(), Message: "every IPAddress of the pool is held by it"}
-	if len(msgs) > 0 {
-		cond.Status, cond.Reason = conditions.ConditionFalse, ReasonAddressesInvalid
-		cond.Message = fmt.Sprintf("%d IPAddresses are kept but not held by the pool (out of range, or an address held twice); first: %s", len(msgs), msgs[0])
-		for i, m := range msgs {
-			if i == maxProblemEvents {
-				break
-			}
-			r.recorder.Event(obj, corev1.EventTypeWarning, ReasonAddressesInvalid, m)
-		}
-	}
-	st := obj.PoolStatus()
-	st.Conditions, _ = kubebridge.SetMeta(st.Conditions, cond, r.now())
-	return &poolEntry{pool: pool, spec: spec, gen: obj.GetGeneration(), objects: objects, pending: map[string]netip.Addr{}}, nil
+	return &poolEntry{pool: pool, spec: spec, objects: objects, pending: map[string]netip.Addr{}},
+		append(unparsed, problemTexts(problems)...), nil
 }
 
 // problemTexts returns the problems as text, each naming the IPAddress.
@@ -261,10 +267,17 @@ func problemTexts(ps []ipam.Problem) []string {
 	return out
 }
 
-// writeCounts writes e's counts into st.
-func writeCounts(st *v1alpha1.PoolStatus, e *poolEntry) {
-	total, used, free, out := e.counts()
+// writeCounts writes e's counts into st, and AddressesValid as they say.
+func writeCounts(st *v1alpha1.PoolStatus, e *poolEntry, generation int64, now time.Time) {
+	total, used, free, out, notHeld := e.counts()
 	st.Addresses = &v1alpha1.PoolStatusAddresses{Total: clampInt(total), Used: clampInt(used), Free: clampInt(free), OutOfRange: clampInt(out)}
+	cond := conditions.Condition{Type: AddressesValidType, Status: conditions.ConditionTrue, Reason: ReasonAddressesValid,
+		ObservedGeneration: generation, Message: "every IPAddress of the pool is held by it"}
+	if notHeld > 0 {
+		cond.Status, cond.Reason = conditions.ConditionFalse, ReasonAddressesInvalid
+		cond.Message = fmt.Sprintf("%d IPAddresses are kept but not held by the pool: %d out of range, the others hold an address another IPAddress holds too", notHeld, out)
+	}
+	st.Conditions, _ = kubebridge.SetMeta(st.Conditions, cond, now)
 }
 
 func clampInt(v uint64) int {

@@ -1,7 +1,9 @@
 package controller
 
 import (
+	"errors"
 	"net/netip"
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -42,6 +44,11 @@ type poolEntry struct {
 	// pending is the address of every IPAddress this process is creating,
 	// by owner, between Allocate and the end of the create.
 	pending map[string]netip.Addr
+
+	// shared lists, by address, the owners of IPAddresses whose address
+	// another owner holds in the pool (a split brain's loser not deleted
+	// yet): when that one goes, the next takes the address over.
+	shared map[netip.Addr][]string
 }
 
 // resync makes the pool hold exactly what objects and pending hold (one
@@ -62,11 +69,14 @@ func (e *poolEntry) resync() {
 	for _, a := range stale {
 		_, _ = e.pool.Release(a)
 	}
-	for owner, a := range e.objects {
-		_ = e.pool.AllocateAddr(a, owner)
-	}
+	e.shared = nil
 	for owner, a := range e.pending {
-		_ = e.pool.AllocateAddr(a, owner)
+		e.hold(owner, a)
+	}
+	for owner, a := range e.objects {
+		if e.pending[owner] != a {
+			e.hold(owner, a)
+		}
 	}
 }
 
@@ -84,10 +94,19 @@ func (e *poolEntry) added(owner string, addr netip.Addr) {
 		e.removed(owner, old)
 	}
 	e.objects[owner] = addr
-	// An address outside the range, or held twice, is left out of the
-	// pool: outside, it cannot be handed out anyway; held twice, the pool
-	// already holds it for the other owner.
-	_ = e.pool.AllocateAddr(addr, owner)
+	e.hold(owner, addr)
+}
+
+// hold allocates addr to owner in the pool. An address outside the range
+// is left out: it cannot be handed out anyway. An address held by another
+// owner is noted in shared.
+func (e *poolEntry) hold(owner string, addr netip.Addr) {
+	if err := e.pool.AllocateAddr(addr, owner); errors.Is(err, ipam.ErrInUse) && !slices.Contains(e.shared[addr], owner) {
+		if e.shared == nil {
+			e.shared = map[netip.Addr][]string{}
+		}
+		e.shared[addr] = append(e.shared[addr], owner)
+	}
 }
 
 // removed records that owner's IPAddress of addr is gone.
@@ -98,33 +117,42 @@ func (e *poolEntry) removed(owner string, addr netip.Addr) {
 	if e.objects[owner] == addr {
 		delete(e.objects, owner)
 	}
+	if others := slices.DeleteFunc(e.shared[addr], func(o string) bool { return o == owner }); len(others) > 0 {
+		e.shared[addr] = others
+	} else {
+		delete(e.shared, addr)
+	}
 	if held, ok := e.pool.Lookup(addr); ok && held == owner {
 		_, _ = e.pool.Release(addr)
-		// Another IPAddress may hold the same address (a split brain's
-		// loser not yet deleted): the pool must keep it taken.
-		for o, a := range e.objects {
-			if a == addr {
-				_ = e.pool.AllocateAddr(a, o)
-				break
+		// Another IPAddress holds the same address: the pool keeps it taken.
+		if others := e.shared[addr]; len(others) > 0 {
+			delete(e.shared, addr)
+			for _, o := range others {
+				e.hold(o, addr)
 			}
 		}
 	}
 }
 
-// counts returns the pool's address counts for the status.
-func (e *poolEntry) counts() (total, used, free, outOfRange uint64) {
+// counts returns the pool's address counts for the status, and how many
+// IPAddresses the pool does not hold (out of range, or an address another
+// IPAddress holds too).
+func (e *poolEntry) counts() (total, used, free, outOfRange, notHeld uint64) {
 	s := e.pool.Stats()
 	size, _ := s.Size.Uint64()
 	excluded, _ := s.Excluded.Uint64()
 	reserved, _ := s.Reserved.Uint64()
 	total = size - excluded - reserved
 	free, _ = s.Free.Uint64()
-	for _, a := range e.objects {
+	for owner, a := range e.objects {
 		if e.pool.Check(a) != nil {
 			outOfRange++
 		}
+		if held, ok := e.pool.Lookup(a); !ok || held != owner {
+			notHeld++
+		}
 	}
-	return total, uint64(len(e.objects)), free, outOfRange
+	return total, uint64(len(e.objects)), free, outOfRange, notHeld
 }
 
 // poolCache holds one poolEntry per pool object, for one epoch (one process).
