@@ -164,3 +164,33 @@ func TestPoolAddressesChange(t *testing.T) {
 }
 
 func metaOf(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
+
+// TestInvalidPool: a pool whose spec does not parse says why in CacheReady
+// (the field as written), and its claims wait with PoolNotReady.
+func TestInvalidPool(t *testing.T) {
+	cfg := apiServer(t)
+	c := newClient(t, cfg)
+	ns := createNamespace(t, c, "invalid")
+	startManager(t, cfg, ns, "epoch-invalid", nil)
+	pool := newPool(ns, "bad", v1alpha1.PoolSpec{Addresses: []string{"10.0.0.10", "10.0.0.5/24"}, Prefix: 24})
+	create(t, c, pool, newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "bad")))
+	eventually(t, 15*time.Second, "CacheReady False naming the field", func() (bool, string) {
+		get(t, c, pool)
+		for _, cond := range pool.Status.Conditions {
+			if cond.Type == "CacheReady" && cond.Status == metav1.ConditionFalse &&
+				strings.Contains(cond.Message, `addresses[1] "10.0.0.5/24": prefix has host bits set (want 10.0.0.0/24)`) {
+				return true, ""
+			}
+		}
+		return false, statusText(pool.Status)
+	})
+	waitReason(t, c, ns, "m", controller.ReasonPoolNotReady)
+	get(t, c, pool)
+	pool.Spec.Addresses = []string{"10.0.0.10", "10.0.0.0/24"}
+	if err := c.Update(context.Background(), pool); err != nil {
+		t.Fatal(err)
+	}
+	if ip := waitAddress(t, c, ns, "m"); ip.Spec.Address != "10.0.0.1" {
+		t.Errorf("after the fix, m got %s, want 10.0.0.1", ip.Spec.Address)
+	}
+}
