@@ -35,17 +35,24 @@ func TestPaused(t *testing.T) {
 	claimByLabel.Labels = map[string]string{controller.ClusterNameLabel: "by-annotation"}
 	claimPaused := newClaim(ns, "claim-annotation", ref)
 	claimPaused.Annotations = map[string]string{controller.PausedAnnotation: "true"}
-	create(t, c, bySpec, byAnnotation,
+	claimNoCluster := newClaim(ns, "no-cluster", ref)
+	claimNoCluster.Spec.ClusterName = "missing"
+	pausedPool := newPool(ns, "paused-net", v1alpha1.PoolSpec{Addresses: []string{"10.1.0.0/24"}, Prefix: 24})
+	pausedPool.Annotations = map[string]string{controller.PausedAnnotation: ""}
+	claimPausedPool := newClaim(ns, "paused-pool", poolRef(v1alpha1.PoolKind, "paused-net"))
+	create(t, c, bySpec, byAnnotation, pausedPool,
 		newPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.0.0.0/24"}, Prefix: 24}),
-		claimBySpec, claimByLabel, claimPaused,
+		claimBySpec, claimByLabel, claimPaused, claimNoCluster, claimPausedPool,
 		newClaim(ns, "control", ref))
 
 	waitAddress(t, c, ns, "control") // the manager is serving
-	claims := []*ipamv1.IPAddressClaim{claimBySpec, claimByLabel, claimPaused}
+	claims := []*ipamv1.IPAddressClaim{claimBySpec, claimByLabel, claimPaused, claimNoCluster, claimPausedPool}
 	never(t, 2*time.Second, "a paused claim is touched", func() (bool, string) {
 		for _, cl := range claims {
 			get(t, c, cl)
-			if len(cl.Finalizers) > 0 || len(cl.Status.Conditions) > 0 {
+			// A paused pool is seen after the claim's finalizer is set,
+			// as in the in-cluster provider.
+			if (len(cl.Finalizers) > 0 && cl != claimPausedPool) || len(cl.Status.Conditions) > 0 {
 				return true, cl.Name + " has finalizers or status"
 			}
 			if get(t, c, &ipamv1.IPAddress{ObjectMeta: metaOf(ns, cl.Name)}) {
@@ -54,6 +61,13 @@ func TestPaused(t *testing.T) {
 		}
 		return false, ""
 	})
+	claims = claims[:3]
+	get(t, c, pausedPool)
+	pausedPool.Annotations = nil
+	if err := c.Update(ctx, pausedPool); err != nil {
+		t.Fatal(err)
+	}
+	waitAddress(t, c, ns, "paused-pool")
 
 	get(t, c, bySpec)
 	bySpec.Spec.Paused = ptr.To(false)
