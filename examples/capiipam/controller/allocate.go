@@ -104,11 +104,7 @@ func (r *claimReconciler) create(ctx context.Context, claim *ipamv1.IPAddressCla
 func (r *claimReconciler) forget(e *poolEntry, owner string, addr netip.Addr) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.pool != nil {
-		if held, ok := e.pool.Lookup(addr); ok && held == owner {
-			_, _ = e.pool.Release(addr)
-		}
-	}
+	e.release(owner, addr)
 }
 
 // commit lists, from the API server, the IPAddresses of ip's address in

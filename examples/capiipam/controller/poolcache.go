@@ -122,14 +122,23 @@ func (e *poolEntry) removed(owner string, addr netip.Addr) {
 	} else {
 		delete(e.shared, addr)
 	}
-	if held, ok := e.pool.Lookup(addr); ok && held == owner {
-		_, _ = e.pool.Release(addr)
-		// Another IPAddress holds the same address: the pool keeps it taken.
-		if others := e.shared[addr]; len(others) > 0 {
-			delete(e.shared, addr)
-			for _, o := range others {
-				e.hold(o, addr)
-			}
+	e.release(owner, addr)
+}
+
+// release frees addr in the pool if owner holds it. When another
+// IPAddress names the same address, the pool keeps it taken for that one.
+func (e *poolEntry) release(owner string, addr netip.Addr) {
+	if e.pool == nil {
+		return
+	}
+	if held, ok := e.pool.Lookup(addr); !ok || held != owner {
+		return
+	}
+	_, _ = e.pool.Release(addr)
+	if others := e.shared[addr]; len(others) > 0 {
+		delete(e.shared, addr)
+		for _, o := range others {
+			e.hold(o, addr)
 		}
 	}
 }
