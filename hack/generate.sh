@@ -8,6 +8,9 @@
 #   examples/operator/config/rbac/role.yaml                    the operator's ClusterRole
 #   examples/provider/api/v1alpha1/zz_generated.deepcopy.go   deep copies
 #   examples/provider/config/crd/*.yaml                        VMMachine CRD
+#   examples/capiipam/api/v1alpha1/zz_generated.deepcopy.go   deep copies
+#   examples/capiipam/config/crd/*.yaml                        VMNetIPPool, GlobalVMNetIPPool CRDs
+#   examples/capiipam/config/rbac/role.yaml                    the capiipam provider's ClusterRole
 #
 #   hack/generate.sh           rewrite those files in the working tree
 #   hack/generate.sh -check    change nothing; fail, showing the diff, when a
@@ -54,10 +57,14 @@ api() {
 }
 api operator/api/v1alpha1 operator/config/crd
 api provider/api/v1alpha1 provider/config/crd
+api capiipam/api/v1alpha1 capiipam/config/crd
 
 gen rbac:roleName=vmnetkit-operator paths=./operator/controller/... \
 	output:rbac:dir="$out/examples/operator/config/rbac"
 targets+=(examples/operator/config/rbac)
+gen rbac:roleName=vmnetkit-capiipam paths=./capiipam/controller/... \
+	output:rbac:dir="$out/examples/capiipam/config/rbac"
+targets+=(examples/capiipam/config/rbac)
 
 # Every file that says controller-gen made it, and every package that asks
 # for deep copies, must be one this script generates: a new API package

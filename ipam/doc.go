@@ -24,7 +24,10 @@
 // RestoreAllocated read back, and Snapshot, Spec, Strategy, OwnerKind,
 // Count and Stats have JSON forms a status can hold. A pool of MACOwners
 // takes every spelling of a MAC as one owner; every pool refuses an owner
-// that is not valid UTF-8, so nothing it holds changes in JSON. Text never
+// that is not valid UTF-8, so nothing it holds changes in JSON.
+// AddressList is the other declarative form, a non-contiguous list of
+// addresses with a prefix length, a gateway and exclusions (Cluster API's
+// in-cluster IPAM provider's pool); its Parse gives one Spec. Text never
 // names an IPv4-mapped IPv6 address (::ffff:10.0.0.1): every parser here
 // refuses one and says which IPv4 address to write.
 //

@@ -135,6 +135,8 @@ func FuzzSpecText(f *testing.F) {
 			CIDR: cidr, Start: start, End: end,
 			Exclude: splitList(exclude), Reserved: splitList(reserved),
 			Strategy: strategy, Owners: owners,
+			// Both rules for the subnet ends, from one input.
+			AllocateSubnetEnds: len(cidr)%2 == 1,
 		}
 		spec, err := text.Parse()
 		if err != nil {

@@ -57,12 +57,14 @@ func genOffset(t *rapid.T, label string, bits int) u128.U128 {
 func genSpec(t *rapid.T) Spec {
 	p := netip.MustParsePrefix(rapid.SampledFrom(testPrefixes).Draw(t, "prefix"))
 	bits := p.Addr().BitLen() - p.Bits()
-	l, _ := compile(Spec{Prefix: p})
+	ends := rapid.Bool().Draw(t, "subnet-ends")
+	l, _ := compile(Spec{Prefix: p, AllocateSubnetEnds: ends})
 	first, last := l.addr(u128.U128{}), l.addr(l.max)
 	spec := Spec{
-		Prefix:   p,
-		Strategy: rapid.SampledFrom([]Strategy{Lowest, Sequential}).Draw(t, "strategy"),
-		Owners:   rapid.SampledFrom([]OwnerKind{AnyOwner, MACOwners}).Draw(t, "owners"),
+		Prefix:             p,
+		Strategy:           rapid.SampledFrom([]Strategy{Lowest, Sequential}).Draw(t, "strategy"),
+		Owners:             rapid.SampledFrom([]OwnerKind{AnyOwner, MACOwners}).Draw(t, "owners"),
+		AllocateSubnetEnds: ends,
 	}
 	at := func(label string) netip.Addr { return notMapped(addrAt(p, genOffset(t, label, bits))) }
 	usable := func(a netip.Addr) netip.Addr {

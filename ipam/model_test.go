@@ -29,7 +29,7 @@ func newModel(spec Spec) *model {
 	p := spec.Prefix
 	first, last := p.Addr(), netipx.PrefixLastIP(p)
 	host := p.Addr().BitLen() - p.Bits()
-	if host >= 2 {
+	if host >= 2 && !spec.AllocateSubnetEnds {
 		first = first.Next()
 		if p.Addr().Is4() {
 			last = last.Prev()

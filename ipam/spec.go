@@ -21,8 +21,11 @@ import (
 // and an IPv6 pool whose range spans them skips them, outside Size like a
 // network address (only a prefix that contains ::ffff:0:0/96 can span
 // them: ::/80 and shorter, or one of ::8000:0:0/81 to ::fffe:0:0/95).
-// Exclude ranges and Reserved addresses must lie inside the prefix; the
-// parts of them outside [Start, End] are ignored.
+// AllocateSubnetEnds makes those subnet ends usable too, for pools that
+// hand out every address of the prefix (Cluster API's in-cluster IPAM
+// provider's allocateReservedIPAddresses). Exclude ranges and Reserved
+// addresses must lie inside the prefix; the parts of them outside
+// [Start, End] are ignored.
 type Spec struct {
 	Prefix   netip.Prefix     // required, canonical (masked); its family is the pool's
 	Start    netip.Addr       // optional first allocatable address (zero: the first usable address)
@@ -31,6 +34,11 @@ type Spec struct {
 	Reserved []netip.Addr     // never allocated; counted as reserved (server, router)
 	Strategy Strategy         // Lowest (zero value) or Sequential
 	Owners   OwnerKind        // AnyOwner (zero value) or MACOwners
+
+	// AllocateSubnetEnds also hands out the IPv4 network and broadcast
+	// addresses and the IPv6 subnet-router anycast address (false, the zero
+	// value: they are not usable, except in a /31, /32, /127 or /128).
+	AllocateSubnetEnds bool
 }
 
 // Validate reports whether s describes a pool: nil, or an error wrapping
@@ -123,6 +131,9 @@ func compile(s Spec) (*layout, error) {
 	}
 	is4 := p.Addr().Is4()
 	first, last := usableRange(p)
+	if s.AllocateSubnetEnds {
+		first, last = u128.FromAddr(p.Addr()), u128.FromAddr(netipx.PrefixLastIP(p))
+	}
 	if !is4 && !last.Less(mappedLo) && !mappedHi.Less(last) {
 		last = mappedLo.Sub64(1) // ::/80 to ::fffe:0:0/95 end in the mapped block
 	}

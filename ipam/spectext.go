@@ -24,6 +24,11 @@ type SpecText struct {
 	Reserved []string `json:"reserved,omitempty"` // addresses never handed out (server, router)
 	Strategy string   `json:"strategy,omitempty"` // "Lowest" (or "") or "Sequential"
 	Owners   string   `json:"owners,omitempty"`   // "Any" (or "") or "MAC"
+
+	// AllocateSubnetEnds is Spec.AllocateSubnetEnds: the IPv4 network and
+	// broadcast addresses and the IPv6 subnet-router anycast address are
+	// handed out too.
+	AllocateSubnetEnds bool `json:"allocateSubnetEnds,omitempty"`
 }
 
 // Parse returns the Spec t describes, or an error wrapping ErrInvalidSpec
@@ -42,7 +47,7 @@ type SpecText struct {
 // When every field parses, the Spec is checked as New checks it
 // (Spec.Validate).
 func (t SpecText) Parse() (Spec, error) {
-	var s Spec
+	s := Spec{AllocateSubnetEnds: t.AllocateSubnetEnds}
 	var errs []error
 	bad := func(field, value string, err error) {
 		errs = append(errs, &FieldError{Field: field, Value: value, Err: err})
@@ -108,6 +113,7 @@ func (t SpecText) Parse() (Spec, error) {
 // Spec (an empty Exclude or Reserved list comes back nil). Strategy and
 // Owners are written only when not the zero value. An invalid Spec is
 // written as well as it can be; Parse then reports why.
+// AllocateSubnetEnds is copied as is.
 func (s Spec) Text() SpecText {
 	t := SpecText{}
 	if s.Prefix.IsValid() {
@@ -131,6 +137,7 @@ func (s Spec) Text() SpecText {
 	if s.Owners != AnyOwner {
 		t.Owners = s.Owners.String()
 	}
+	t.AllocateSubnetEnds = s.AllocateSubnetEnds
 	return t
 }
 

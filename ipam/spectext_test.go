@@ -334,6 +334,8 @@ var specTextRoundTrips = []struct {
 	{"IPv6 /128", Spec{Prefix: mpp("2001:db8::5/128")}},
 	{"IPv4 /0 sequential", Spec{Prefix: mpp("0.0.0.0/0"), Exclude: []netipx.IPRange{rng("0.0.0.0", "9.255.255.255")}, Strategy: Sequential}},
 	{"IPv6 /0 across the mapped block", Spec{Prefix: mpp("::/0"), Exclude: []netipx.IPRange{rng("::1", "::1:0:0:0")}, Owners: MACOwners}},
+	{"IPv4 subnet ends", Spec{Prefix: mpp("10.0.0.0/24"), Start: mpa("10.0.0.0"), End: mpa("10.0.0.255"), AllocateSubnetEnds: true}},
+	{"IPv6 subnet ends", Spec{Prefix: mpp("2001:db8::/64"), Start: mpa("2001:db8::"), AllocateSubnetEnds: true}},
 	{"duplicate reservations, overlapping exclusions", Spec{
 		Prefix:   mpp("10.0.0.0/24"),
 		Exclude:  []netipx.IPRange{rng("10.0.0.10", "10.0.0.20"), rng("10.0.0.15", "10.0.0.30"), rng("10.0.0.15", "10.0.0.30")},

@@ -1,0 +1,153 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/ipam"
+)
+
+// create picks an address for claim from e's pool and creates the
+// claim's IPAddress, not yet committed. When the IPAddress already exists
+// (another process, or this one before a restart, created it) it returns
+// that one. A failure is what to tell the claim.
+func (r *claimReconciler) create(ctx context.Context, claim *ipamv1.IPAddressClaim, key poolKey, pool v1alpha1.Pool, e *poolEntry) (*ipamv1.IPAddress, *failure, error) {
+	owner := claim.Namespace + "/" + claim.Name
+	e.mu.Lock()
+	if !e.ready() {
+		reason := "not built"
+		if c, ok := e.machine.Condition(); ok {
+			reason = c.Reason + ": " + c.Message
+		}
+		e.mu.Unlock()
+		return nil, &failure{ReasonPoolNotReady, fmt.Sprintf("%s: cache not ready in this process (%s)", key, reason)}, nil
+	}
+	addr, err := e.pool.Allocate(owner)
+	if err == nil {
+		e.pending[owner] = addr
+	}
+	spec := e.spec
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		if e.pending[owner] == addr {
+			delete(e.pending, owner)
+		}
+		e.mu.Unlock()
+	}()
+	switch {
+	case errors.Is(err, ipam.ErrExhausted):
+		return nil, &failure{ReasonPoolExhausted, fmt.Sprintf("%s: no free address", key)}, nil
+	case err != nil:
+		return nil, &failure{ReasonAllocationFailed, err.Error()}, nil
+	}
+
+	ip := &ipamv1.IPAddress{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: claim.Name, Namespace: claim.Namespace,
+			Labels: map[string]string{AddressLabel: addressLabel(addr)},
+		},
+		Spec: ipamv1.IPAddressSpec{
+			ClaimRef: ipamv1.IPAddressClaimReference{Name: claim.Name},
+			PoolRef:  ipamv1.IPPoolReference{APIGroup: v1alpha1.GroupVersion.Group, Kind: key.Kind, Name: key.Name},
+			Address:  addr.String(),
+			Prefix:   ptr.To(int32(spec.Prefix.Bits())),
+			Gateway:  pool.PoolSpec().Gateway,
+		},
+	}
+	if name, ok := claim.Labels[ClusterNameLabel]; ok {
+		ip.Labels[ClusterNameLabel] = name
+	}
+	if err := controllerutil.SetControllerReference(claim, ip, r.scheme); err != nil {
+		r.forget(e, owner, addr)
+		return nil, nil, err
+	}
+	if err := controllerutil.SetOwnerReference(pool, ip, r.scheme, controllerutil.WithBlockOwnerDeletion(true)); err != nil {
+		r.forget(e, owner, addr)
+		return nil, nil, err
+	}
+	err = r.client.Create(ctx, ip)
+	if apierrors.IsAlreadyExists(err) {
+		r.forget(e, owner, addr)
+		existing := &ipamv1.IPAddress{}
+		if err := r.reader.Get(ctx, client.ObjectKeyFromObject(ip), existing); err != nil {
+			return nil, nil, err
+		}
+		if a, err := netip.ParseAddr(existing.Spec.Address); err == nil && poolOf(existing) == key {
+			e.mu.Lock()
+			e.added(owner, a)
+			e.mu.Unlock()
+		}
+		return existing, nil, nil
+	}
+	if err != nil {
+		r.forget(e, owner, addr)
+		return nil, nil, err
+	}
+	e.mu.Lock()
+	e.added(owner, addr)
+	e.mu.Unlock()
+	return ip, nil, nil
+}
+
+// forget undoes an in-memory allocation whose IPAddress was not created.
+func (r *claimReconciler) forget(e *poolEntry, owner string, addr netip.Addr) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.release(owner, addr)
+}
+
+// commit lists, from the API server, the IPAddresses of ip's address in
+// the pool. If another exists, ip is deleted (unless it changed since it
+// was read, which the delete's precondition catches) and the pool marks
+// the address as the other's: committed is false and the claim picks
+// again. Otherwise ip is committed with AddressFinalizer.
+func (r *claimReconciler) commit(ctx context.Context, key poolKey, e *poolEntry, ip *ipamv1.IPAddress) (committed bool, err error) {
+	if !ip.DeletionTimestamp.IsZero() {
+		return false, nil // a loser being deleted: wait for it to go
+	}
+	addr, err := netip.ParseAddr(ip.Spec.Address)
+	if err != nil {
+		return false, fmt.Errorf("IPAddress %s/%s: %w", ip.Namespace, ip.Name, err)
+	}
+	var list ipamv1.IPAddressList
+	if err := r.reader.List(ctx, &list, client.InNamespace(key.Namespace), client.MatchingLabels{AddressLabel: addressLabel(addr)}); err != nil {
+		return false, err
+	}
+	var others []string
+	for i := range list.Items {
+		o := &list.Items[i]
+		if o.UID != ip.UID && poolOf(o) == key && o.Spec.Address == ip.Spec.Address {
+			others = append(others, o.Namespace+"/"+o.Name)
+		}
+	}
+	if len(others) > 0 {
+		err := r.client.Delete(ctx, ip, client.Preconditions{UID: &ip.UID, ResourceVersion: &ip.ResourceVersion})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return false, err
+		}
+		owner := ip.Namespace + "/" + ip.Name
+		e.mu.Lock()
+		e.removed(owner, addr)
+		for _, o := range others {
+			e.added(o, addr)
+		}
+		e.mu.Unlock()
+		return false, nil
+	}
+	controllerutil.AddFinalizer(ip, AddressFinalizer)
+	if err := r.client.Update(ctx, ip); err != nil {
+		return false, err
+	}
+	return true, nil
+}

@@ -1,0 +1,293 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	"github.com/vmnetkit/vmnetkit/ipam"
+)
+
+// Reasons of a claim's Ready condition: Cluster API's own, and Allocated
+// for True.
+const (
+	ReasonAllocated        = "Allocated"
+	ReasonAllocationFailed = ipamv1.IPAddressClaimReadyAllocationFailedReason
+	ReasonPoolNotReady     = ipamv1.IPAddressClaimReadyPoolNotReadyReason
+	ReasonPoolExhausted    = ipamv1.IPAddressClaimReadyPoolExhaustedReason
+)
+
+// claimReconciler answers IPAddressClaims that name a pool of this
+// provider with an IPAddress of the claim's name, and deletes it when the
+// claim goes.
+type claimReconciler struct {
+	client  client.Client // cached reads, writes
+	reader  client.Reader // uncached reads: what the informer may not show yet
+	scheme  *runtime.Scheme
+	cache   *poolCache
+	now     func() time.Time
+	waiting time.Duration
+}
+
+func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	claim := &ipamv1.IPAddressClaim{}
+	if err := r.client.Get(ctx, req.NamespacedName, claim); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if claim.Spec.PoolRef.APIGroup != v1alpha1.GroupVersion.Group {
+		return reconcile.Result{}, nil
+	}
+	if hasKey(claim.Annotations, PausedAnnotation) {
+		return reconcile.Result{}, nil
+	}
+	switch paused, err := r.clusterPaused(ctx, claim); {
+	case err != nil:
+		return reconcile.Result{}, err
+	case paused:
+		return reconcile.Result{}, nil
+	}
+	if !claim.DeletionTimestamp.IsZero() {
+		return r.finalize(ctx, claim)
+	}
+	if controllerutil.AddFinalizer(claim, ClaimFinalizer) {
+		if err := r.client.Update(ctx, claim); err != nil {
+			return requeueOnConflict(err)
+		}
+	}
+
+	key, pool, failed := r.pool(ctx, claim)
+	if failed != nil {
+		return r.fail(ctx, claim, *failed)
+	}
+	if hasKey(pool.GetAnnotations(), PausedAnnotation) {
+		return reconcile.Result{}, nil
+	}
+	e := r.cache.get(key)
+	if e == nil || e.uid != pool.GetUID() || !pool.GetDeletionTimestamp().IsZero() {
+		return r.wait(ctx, claim, ReasonPoolNotReady, fmt.Sprintf("%s: not served yet by this process", key))
+	}
+	ip, res, err := r.ensureAddress(ctx, claim, key, pool, e)
+	if ip == nil {
+		return res, err
+	}
+	return r.ready(ctx, claim, ip)
+}
+
+// failure is a Ready=False to write on a claim.
+type failure struct{ reason, message string }
+
+// pool returns the pool claim names, or why it cannot be used.
+func (r *claimReconciler) pool(ctx context.Context, claim *ipamv1.IPAddressClaim) (poolKey, v1alpha1.Pool, *failure) {
+	ref := claim.Spec.PoolRef
+	var key poolKey
+	switch ref.Kind {
+	case v1alpha1.PoolKind:
+		key = poolKey{Kind: ref.Kind, Namespace: claim.Namespace, Name: ref.Name}
+	case v1alpha1.GlobalPoolKind:
+		key = poolKey{Kind: ref.Kind, Name: ref.Name}
+	default:
+		return key, nil, &failure{ReasonAllocationFailed, fmt.Sprintf("poolRef kind %q of apiGroup %s is not a pool kind: want %s or %s",
+			ref.Kind, ref.APIGroup, v1alpha1.PoolKind, v1alpha1.GlobalPoolKind)}
+	}
+	pool := newPool(key.Kind)()
+	if err := r.client.Get(ctx, key.name(), pool); err != nil {
+		if apierrors.IsNotFound(err) {
+			return key, nil, &failure{ReasonPoolNotReady, fmt.Sprintf("%s not found", key)}
+		}
+		return key, nil, &failure{ReasonPoolNotReady, fmt.Sprintf("%s: %v", key, err)}
+	}
+	return key, pool, nil
+}
+
+// ensureAddress returns the claim's committed IPAddress, allocating one if
+// it has none. A nil IPAddress comes with the result to return.
+func (r *claimReconciler) ensureAddress(ctx context.Context, claim *ipamv1.IPAddressClaim, key poolKey, pool v1alpha1.Pool, e *poolEntry) (*ipamv1.IPAddress, reconcile.Result, error) {
+	ip := &ipamv1.IPAddress{}
+	err := r.client.Get(ctx, client.ObjectKeyFromObject(claim), ip)
+	switch {
+	case apierrors.IsNotFound(err):
+		ip = nil
+	case err != nil:
+		return nil, reconcile.Result{}, err
+	}
+	if ip == nil {
+		var f *failure
+		ip, f, err = r.create(ctx, claim, key, pool, e)
+		switch {
+		case f != nil:
+			res, err := r.fail(ctx, claim, *f)
+			if f.reason == ReasonPoolExhausted || f.reason == ReasonPoolNotReady {
+				res.RequeueAfter = r.waiting
+			}
+			return nil, res, err
+		case err != nil:
+			// A lost race (the IPAddress another process created is gone
+			// again) is retried at once.
+			return nil, reconcile.Result{Requeue: true}, ignoreRace(err)
+		}
+	}
+	if poolOf(ip) != key {
+		res, err := r.fail(ctx, claim, failure{ReasonAllocationFailed,
+			fmt.Sprintf("IPAddress %s/%s exists and names another pool (%s %s)", ip.Namespace, ip.Name, ip.Spec.PoolRef.Kind, ip.Spec.PoolRef.Name)})
+		return nil, res, err
+	}
+	if controllerutil.ContainsFinalizer(ip, AddressFinalizer) {
+		return ip, reconcile.Result{}, nil
+	}
+	committed, err := r.commit(ctx, key, e, ip)
+	if err != nil || !committed {
+		// Lost to another IPAddress of the same address, or a write
+		// conflict: pick again.
+		return nil, reconcile.Result{Requeue: true}, ignoreRace(err)
+	}
+	return ip, reconcile.Result{}, nil
+}
+
+// ready writes the claim's addressRef and Ready=True.
+func (r *claimReconciler) ready(ctx context.Context, claim *ipamv1.IPAddressClaim, ip *ipamv1.IPAddress) (reconcile.Result, error) {
+	upd := claim.DeepCopy()
+	upd.Status.AddressRef = ipamv1.IPAddressReference{Name: ip.Name}
+	r.setReady(upd, conditions.ConditionTrue, ReasonAllocated, fmt.Sprintf("%s/%d", ip.Spec.Address, derefPrefix(ip.Spec.Prefix)))
+	return reconcile.Result{}, r.writeStatus(ctx, claim, upd)
+}
+
+// fail writes Ready=False with f, and no addressRef.
+func (r *claimReconciler) fail(ctx context.Context, claim *ipamv1.IPAddressClaim, f failure) (reconcile.Result, error) {
+	upd := claim.DeepCopy()
+	upd.Status.AddressRef = ipamv1.IPAddressReference{}
+	r.setReady(upd, conditions.ConditionFalse, f.reason, f.message)
+	return reconcile.Result{}, r.writeStatus(ctx, claim, upd)
+}
+
+// wait is fail, retried after r.waiting.
+func (r *claimReconciler) wait(ctx context.Context, claim *ipamv1.IPAddressClaim, reason, message string) (reconcile.Result, error) {
+	res, err := r.fail(ctx, claim, failure{reason, message})
+	res.RequeueAfter = r.waiting
+	return res, err
+}
+
+func (r *claimReconciler) setReady(claim *ipamv1.IPAddressClaim, status conditions.Status, reason, message string) {
+	claim.Status.Conditions, _ = kubebridge.SetMeta(claim.Status.Conditions, conditions.Condition{
+		Type: ipamv1.IPAddressClaimReadyCondition, Status: status, Reason: reason, Message: message,
+		ObservedGeneration: claim.Generation,
+	}, r.now())
+}
+
+// writeStatus writes upd's status if it differs from claim's, as a merge
+// patch: only this provider writes a claim's status.
+func (r *claimReconciler) writeStatus(ctx context.Context, claim, upd *ipamv1.IPAddressClaim) error {
+	if equality.Semantic.DeepEqual(claim.Status, upd.Status) {
+		return nil
+	}
+	return client.IgnoreNotFound(r.client.Status().Patch(ctx, upd, client.MergeFrom(claim)))
+}
+
+// finalize deletes the claim's IPAddress once the pool's reuse grace
+// period is over, then lets the claim go.
+func (r *claimReconciler) finalize(ctx context.Context, claim *ipamv1.IPAddressClaim) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(claim, ClaimFinalizer) {
+		return reconcile.Result{}, nil
+	}
+	ip := &ipamv1.IPAddress{}
+	// Uncached: the informer may not show an IPAddress created just now.
+	switch err := r.reader.Get(ctx, client.ObjectKeyFromObject(claim), ip); {
+	case apierrors.IsNotFound(err):
+		ip = nil
+	case err != nil:
+		return reconcile.Result{}, err
+	}
+	if ip != nil && poolOf(ip).Kind != "" {
+		if wait := r.graceLeft(ctx, claim, poolOf(ip)); wait > 0 {
+			return reconcile.Result{RequeueAfter: wait}, nil
+		}
+		if controllerutil.RemoveFinalizer(ip, AddressFinalizer) {
+			if err := r.client.Update(ctx, ip); err != nil && !apierrors.IsNotFound(err) {
+				return requeueOnConflict(err)
+			}
+		}
+		if err := r.client.Delete(ctx, ip); err != nil && !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, err
+		}
+	}
+	controllerutil.RemoveFinalizer(claim, ClaimFinalizer)
+	if err := r.client.Update(ctx, claim); err != nil && !apierrors.IsNotFound(err) {
+		return requeueOnConflict(err)
+	}
+	return reconcile.Result{}, nil
+}
+
+// graceLeft returns how long the claim's address stays held: the pool's
+// addressReuseGracePeriodSeconds after the claim's deletion timestamp. A
+// pool that is gone or being deleted holds nothing (a teardown is not
+// slowed down), as in the in-cluster provider.
+func (r *claimReconciler) graceLeft(ctx context.Context, claim *ipamv1.IPAddressClaim, key poolKey) time.Duration {
+	pool := newPool(key.Kind)()
+	if err := r.client.Get(ctx, key.name(), pool); err != nil || !pool.GetDeletionTimestamp().IsZero() {
+		return 0
+	}
+	g := pool.PoolSpec().AddressReuseGracePeriodSeconds
+	if g == nil || *g <= 0 {
+		return 0
+	}
+	return claim.DeletionTimestamp.Add(time.Duration(*g) * time.Second).Sub(r.now())
+}
+
+// clusterPaused reports whether the claim's Cluster is paused. A claim
+// whose Cluster cannot be found is treated as paused unless it is being
+// deleted, as the in-cluster provider does: its paused state is unknown.
+func (r *claimReconciler) clusterPaused(ctx context.Context, claim *ipamv1.IPAddressClaim) (bool, error) {
+	name := clusterName(claim)
+	if name == "" {
+		return false, nil
+	}
+	cluster := &clusterv1.Cluster{}
+	if err := r.client.Get(ctx, types.NamespacedName{Namespace: claim.Namespace, Name: name}, cluster); err != nil {
+		if apierrors.IsNotFound(err) {
+			return claim.DeletionTimestamp.IsZero(), nil
+		}
+		return false, err
+	}
+	return clusterPaused(cluster), nil
+}
+
+// clusterName returns the name of the claim's Cluster, or "".
+func clusterName(claim *ipamv1.IPAddressClaim) string {
+	if claim.Spec.ClusterName != "" {
+		return claim.Spec.ClusterName
+	}
+	return claim.Labels[ClusterNameLabel]
+}
+
+// clusterPaused reports whether c is paused, by spec or annotation.
+func clusterPaused(c *clusterv1.Cluster) bool {
+	return (c.Spec.Paused != nil && *c.Spec.Paused) || hasKey(c.Annotations, PausedAnnotation)
+}
+
+func derefPrefix(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// ignoreRace drops the errors of a lost race, which a requeue retries.
+func ignoreRace(err error) error {
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) || apierrors.IsAlreadyExists(err) || errors.Is(err, ipam.ErrInUse) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,60 @@
+package controller_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+)
+
+// TestReuseGracePeriod: a deleted claim, its IPAddress and its address are
+// released for addressReuseGracePeriodSeconds after the claim's deletion
+// timestamp, across a restart of the manager; a claim made meanwhile gets
+// another address; afterwards the address is free again.
+func TestReuseGracePeriod(t *testing.T) {
+	const grace = 4 * time.Second
+	cfg := apiServer(t)
+	c := newClient(t, cfg)
+	ns := createNamespace(t, c, "grace")
+	m := startManager(t, cfg, ns, "epoch-grace-1", nil)
+
+	create(t, c, newPool(ns, "net", v1alpha1.PoolSpec{
+		Addresses: []string{"10.0.0.1-10.0.0.10"}, Prefix: 24, AddressReuseGracePeriodSeconds: ptr.To(int32(grace / time.Second)),
+	}), newClaim(ns, "old", poolRef(v1alpha1.PoolKind, "net")))
+	if ip := waitAddress(t, c, ns, "old"); ip.Spec.Address != "10.0.0.1" {
+		t.Fatalf("old got %s, want 10.0.0.1", ip.Spec.Address)
+	}
+	old := &ipamv1.IPAddressClaim{ObjectMeta: metaOf(ns, "old")}
+	if err := c.Delete(context.Background(), old); err != nil {
+		t.Fatal(err)
+	}
+	get(t, c, old)
+	end := old.DeletionTimestamp.Add(grace)
+
+	create(t, c, newClaim(ns, "during", poolRef(v1alpha1.PoolKind, "net")))
+	if ip := waitAddress(t, c, ns, "during"); ip.Spec.Address != "10.0.0.2" {
+		t.Errorf("a claim made during the grace period got %s, want 10.0.0.2", ip.Spec.Address)
+	}
+	m.stop()
+	startManager(t, cfg, ns, "epoch-grace-2", nil)
+	released := func() (bool, string) {
+		return !get(t, c, old.DeepCopy()) || !get(t, c, &ipamv1.IPAddress{ObjectMeta: metaOf(ns, "old")}), "claim or IPAddress gone"
+	}
+	// Claims' deletion timestamps have a resolution of one second.
+	never(t, time.Until(end.Add(-1500*time.Millisecond)), "released during the grace period", released)
+	eventually(t, grace+10*time.Second, "released after the grace period", func() (bool, string) {
+		ok, _ := released()
+		return ok, "claim and IPAddress still there"
+	})
+	if time.Now().Before(end.Add(-time.Second)) {
+		t.Errorf("released at %v, before the grace period's end %v", time.Now(), end)
+	}
+	create(t, c, newClaim(ns, "after", poolRef(v1alpha1.PoolKind, "net")))
+	if ip := waitAddress(t, c, ns, "after"); ip.Spec.Address != "10.0.0.1" {
+		t.Errorf("a claim made after the grace period got %s, want the freed 10.0.0.1", ip.Spec.Address)
+	}
+}

@@ -1,0 +1,290 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+)
+
+// manager is one running provider process.
+type manager struct {
+	epoch  string
+	losses atomic.Int64 // IPAddresses deleted after losing an address to another
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// startManager runs the provider with epoch, watching namespace ns only
+// (and cluster-scoped pools). t.Cleanup stops it.
+func startManager(t testing.TB, cfg *rest.Config, ns, epoch string, now func() time.Time) *manager {
+	t.Helper()
+	m := &manager{epoch: epoch, done: make(chan error, 1)}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{ns: {}}},
+		NewClient: func(cfg *rest.Config, opts client.Options) (client.Client, error) {
+			c, err := client.NewWithWatch(cfg, opts)
+			if err != nil {
+				return nil, err
+			}
+			return interceptor.NewClient(c, interceptor.Funcs{
+				Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+					var do client.DeleteOptions
+					do.ApplyOptions(opts)
+					err := c.Delete(ctx, obj, opts...)
+					if _, ok := obj.(*ipamv1.IPAddress); ok && do.Preconditions != nil && err == nil {
+						m.losses.Add(1) // only the lost race deletes with a precondition
+					}
+					return err
+				},
+			}), nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := controller.Setup(mgr, controller.Options{
+		Epoch:               epoch,
+		Now:                 now,
+		RetryWaiting:        250 * time.Millisecond,
+		MaxConcurrentClaims: 16,
+		SkipNameValidation:  true,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	go func() { m.done <- mgr.Start(ctx) }()
+	t.Cleanup(m.stop)
+	return m
+}
+
+// stop stops the manager and waits for it; calling it again does nothing.
+func (m *manager) stop() {
+	if m.cancel == nil {
+		return
+	}
+	m.cancel()
+	m.cancel = nil
+	<-m.done
+}
+
+func newClient(t testing.TB, cfg *rest.Config) client.Client {
+	t.Helper()
+	// Many claims at once: the default client-side limit (5 QPS) would
+	// measure the limiter, not the provider.
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = 1000, 2000
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// createNamespace creates a namespace named after prefix, new for each run.
+func createNamespace(t testing.TB, c client.Client, prefix string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if err := c.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+// eventually polls cond until it returns true, failing t with cond's last
+// message after timeout. It polls every 50ms at first, backing off to 1s,
+// so that a long wait does not load the API server it measures.
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		ok, msg := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v, still not %s: %s", timeout, what, msg)
+		}
+		time.Sleep(wait)
+	}
+}
+
+// never checks cond stays false for d.
+func never(t testing.TB, d time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if ok, msg := cond(); ok {
+			t.Fatalf("%s: %s", what, msg)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func poolRef(kind, name string) ipamv1.IPPoolReference {
+	return ipamv1.IPPoolReference{APIGroup: v1alpha1.GroupVersion.Group, Kind: kind, Name: name}
+}
+
+func newPool(ns, name string, spec v1alpha1.PoolSpec) *v1alpha1.VMNetIPPool {
+	return &v1alpha1.VMNetIPPool{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: spec}
+}
+
+func newClaim(ns, name string, ref ipamv1.IPPoolReference) *ipamv1.IPAddressClaim {
+	return &ipamv1.IPAddressClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: ipamv1.IPAddressClaimSpec{PoolRef: ref}}
+}
+
+func create(t testing.TB, c client.Client, objs ...client.Object) {
+	t.Helper()
+	for _, o := range objs {
+		if err := c.Create(context.Background(), o); err != nil {
+			t.Fatalf("create %T %s: %v", o, o.GetName(), err)
+		}
+	}
+}
+
+func get(t testing.TB, c client.Client, o client.Object) bool {
+	t.Helper()
+	err := c.Get(context.Background(), client.ObjectKeyFromObject(o), o)
+	if client.IgnoreNotFound(err) != nil {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+// readyCondition returns the claim's Ready condition, if any.
+func readyCondition(c *ipamv1.IPAddressClaim) (metav1.Condition, bool) {
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == ipamv1.IPAddressClaimReadyCondition {
+			return cond, true
+		}
+	}
+	return metav1.Condition{}, false
+}
+
+// waitAddress waits until claim ns/name has an addressRef and returns its
+// IPAddress.
+func waitAddress(t testing.TB, c client.Client, ns, name string) *ipamv1.IPAddress {
+	t.Helper()
+	claim := &ipamv1.IPAddressClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	eventually(t, 30*time.Second, "allocated to "+name, func() (bool, string) {
+		if !get(t, c, claim) {
+			return false, "claim not found"
+		}
+		return claim.Status.AddressRef.Name != "", fmt.Sprintf("status %+v", claim.Status)
+	})
+	ip := &ipamv1.IPAddress{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: claim.Status.AddressRef.Name}}
+	if !get(t, c, ip) {
+		t.Fatalf("claim %s: addressRef %q names no IPAddress", name, claim.Status.AddressRef.Name)
+	}
+	return ip
+}
+
+// waitReason waits until the claim's Ready condition is False with reason.
+func waitReason(t testing.TB, c client.Client, ns, name, reason string) metav1.Condition {
+	t.Helper()
+	claim := &ipamv1.IPAddressClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	var got metav1.Condition
+	eventually(t, 30*time.Second, name+" Ready=False "+reason, func() (bool, string) {
+		if !get(t, c, claim) {
+			return false, "claim not found"
+		}
+		cond, ok := readyCondition(claim)
+		got = cond
+		return ok && cond.Status == metav1.ConditionFalse && cond.Reason == reason, fmt.Sprintf("%+v", claim.Status)
+	})
+	if claim.Status.AddressRef.Name != "" {
+		t.Errorf("claim %s: addressRef %q with Ready=False", name, claim.Status.AddressRef.Name)
+	}
+	return got
+}
+
+// checkUnique lists the IPAddresses of ns and fails t if two of one pool
+// hold one address; it returns the addresses by IPAddress name.
+func checkUnique(t testing.TB, c client.Client, ns string) map[string]netip.Addr {
+	t.Helper()
+	var list ipamv1.IPAddressList
+	if err := c.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]netip.Addr{}
+	seen := map[string]string{}
+	var dups []string
+	for _, ip := range list.Items {
+		a := netip.MustParseAddr(ip.Spec.Address)
+		k := ip.Spec.PoolRef.Kind + "/" + ip.Spec.PoolRef.Name + "/" + a.String()
+		if other, ok := seen[k]; ok {
+			dups = append(dups, fmt.Sprintf("%s held by %s and %s", k, other, ip.Name))
+		}
+		seen[k] = ip.Name
+		byName[ip.Name] = a
+	}
+	if len(dups) > 0 {
+		sort.Strings(dups)
+		t.Fatalf("%d addresses handed out twice, first: %s", len(dups), dups[0])
+	}
+	return byName
+}
+
+// inParallel runs f(0..n-1) on workers goroutines and returns the first error.
+func inParallel(n, workers int, f func(i int) error) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		next  = make(chan int)
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := f(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
+
+// statusText prints a pool status for failure messages.
+func statusText(s v1alpha1.PoolStatus) string {
+	out := fmt.Sprintf("epoch %q", s.CacheEpoch)
+	if s.Addresses != nil {
+		out += fmt.Sprintf(" %+v", *s.Addresses)
+	}
+	for _, c := range s.Conditions {
+		out += fmt.Sprintf(" %s=%s/%s(%s)", c.Type, c.Status, c.Reason, c.Message)
+	}
+	return out
+}

@@ -1,0 +1,350 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/netip"
+	"reflect"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	"github.com/vmnetkit/vmnetkit/ipam"
+)
+
+// The pool's second condition: whether every IPAddress of the pool is one
+// the pool holds.
+const (
+	AddressesValidType     = "AddressesValid"
+	ReasonAddressesValid   = "AllHeld"
+	ReasonAddressesInvalid = "NotHeld"
+)
+
+// maxProblemEvents bounds the Events one build records; the condition
+// counts them all.
+const maxProblemEvents = 10
+
+// poolReconciler feeds one kind of pool object to its cacheready.Machine
+// and carries out the machine's decisions in the order it gives them:
+// write the published condition (and the epoch beside it), then drop or
+// build the in-memory pool from the informer cache of IPAddresses. It also
+// keeps the pool's finalizer and address counts.
+type poolReconciler struct {
+	kind     string
+	newObj   func() v1alpha1.Pool
+	client   client.Client // writes, and the informer cache of IPAddresses
+	reader   client.Reader // uncached reads: status writes need the latest resourceVersion
+	cache    *poolCache
+	recorder record.EventRecorder
+	now      func() time.Time
+}
+
+func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	key := poolKey{Kind: r.kind, Namespace: req.Namespace, Name: req.Name}
+	obj := r.newObj()
+	if err := r.reader.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			if e := r.cache.remove(key); e != nil {
+				e.mu.Lock()
+				e.machine, _ = e.machine.Step(cacheready.Deleted{})
+				e.pool, e.objects = nil, nil
+				e.mu.Unlock()
+			}
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return r.deleting(ctx, key, obj)
+	}
+	if controllerutil.AddFinalizer(obj, PoolFinalizer) {
+		if err := r.client.Update(ctx, obj); err != nil {
+			return requeueOnConflict(err)
+		}
+	}
+	e := r.cache.entry(key, obj.GetUID())
+	e.mu.Lock()
+	counts, err := r.sync(ctx, e, key, obj)
+	e.mu.Unlock()
+	if err != nil || counts == nil {
+		return requeueOnConflict(err)
+	}
+	// Written without e.mu: claims allocate meanwhile.
+	return requeueOnConflict(r.client.Status().Update(ctx, counts))
+}
+
+// deleting drops the pool's cache and lets the pool go once no IPAddress
+// of it is left, as read from the API server (the informer may lag behind
+// a create).
+func (r *poolReconciler) deleting(ctx context.Context, key poolKey, obj v1alpha1.Pool) (reconcile.Result, error) {
+	if e := r.cache.get(key); e != nil {
+		e.mu.Lock()
+		e.machine, _ = e.machine.Step(cacheready.Observed{Generation: obj.GetGeneration(), Deleting: true})
+		e.pool, e.objects = nil, nil
+		e.mu.Unlock()
+	}
+	if !controllerutil.ContainsFinalizer(obj, PoolFinalizer) {
+		return reconcile.Result{}, nil
+	}
+	var list ipamv1.IPAddressList
+	if err := r.reader.List(ctx, &list, client.InNamespace(key.Namespace)); err != nil {
+		return reconcile.Result{}, err
+	}
+	n := 0
+	for i := range list.Items {
+		if poolOf(&list.Items[i]) == key {
+			n++
+		}
+	}
+	if n > 0 {
+		// Each IPAddress's deletion requeues the pool.
+		r.recorder.Eventf(obj, corev1.EventTypeNormal, "DeletionBlocked", "%d IPAddresses of the pool exist", n)
+		return reconcile.Result{}, nil
+	}
+	controllerutil.RemoveFinalizer(obj, PoolFinalizer)
+	return requeueOnConflict(r.client.Update(ctx, obj))
+}
+
+// sync feeds obj, the pool as just read, to e's machine, and returns obj
+// with new counts to write, or nil when they have not changed.
+func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, key poolKey, obj v1alpha1.Pool) (v1alpha1.Pool, error) {
+	m := e.machine
+	if m.State() != cacheready.StateUnobserved && obj.GetGeneration() > m.Generation() {
+		changed := e.pool == nil || !reflect.DeepEqual(e.spec, specOf(obj))
+		if err := r.apply(ctx, e, key, obj, cacheready.GenerationChanged{Generation: obj.GetGeneration(), SpecChanged: changed}); err != nil {
+			return nil, err
+		}
+	}
+	st := obj.PoolStatus()
+	observed := cacheready.Observed{
+		Generation:  obj.GetGeneration(),
+		Paused:      hasKey(obj.GetAnnotations(), PausedAnnotation),
+		Stored:      storedCondition(st.Conditions, cacheready.Type),
+		StoredEpoch: st.CacheEpoch,
+	}
+	if err := r.apply(ctx, e, key, obj, observed); err != nil {
+		return nil, err
+	}
+	if !e.ready() {
+		return nil, nil
+	}
+	e.resync()
+	upd := obj.DeepCopyObject().(v1alpha1.Pool)
+	writeCounts(upd.PoolStatus(), e, obj.GetGeneration(), r.now())
+	if reflect.DeepEqual(upd.PoolStatus(), obj.PoolStatus()) {
+		return nil, nil
+	}
+	return upd, nil
+}
+
+// specOf returns the Spec obj's addresses describe, or the zero Spec.
+func specOf(obj v1alpha1.Pool) ipam.Spec {
+	s, _ := obj.PoolSpec().AddressList().Parse()
+	return s
+}
+
+// apply steps e's machine with ev and carries out its decisions, feeding
+// the outcome of a build back into the machine. obj is updated in place
+// with every write.
+func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, key poolKey, obj v1alpha1.Pool, ev cacheready.Event) error {
+	var built *poolEntry // a successful build waiting for its True to be written
+	for ev != nil {
+		next, d := e.machine.Step(ev)
+		ev = nil
+		if d.Publish != nil {
+			upd := obj.DeepCopyObject().(v1alpha1.Pool)
+			st := upd.PoolStatus()
+			st.Conditions, _ = kubebridge.SetMeta(st.Conditions, *d.Publish, r.now())
+			st.CacheEpoch = d.Epoch
+			if built != nil {
+				writeCounts(st, built, obj.GetGeneration(), r.now())
+			}
+			if err := r.client.Status().Update(ctx, upd); err != nil {
+				return err
+			}
+			setPool(obj, upd)
+		}
+		e.machine = next
+		if built != nil {
+			// Creates in flight keep their addresses in the new pool.
+			for owner, a := range e.pending {
+				built.pending[owner] = a
+				_ = built.pool.AllocateAddr(a, owner)
+			}
+			e.pool, e.spec, e.gen, e.objects, e.pending = built.pool, built.spec, built.gen, built.objects, built.pending
+			built = nil
+		}
+		if d.Drop {
+			e.pool, e.objects = nil, nil
+		}
+		if d.Build {
+			b, err := r.build(ctx, key, obj)
+			if err != nil {
+				ev = cacheready.BuildFailed{Generation: obj.GetGeneration(), Err: err}
+				continue
+			}
+			built = b
+			ev = cacheready.BuildSucceeded{Generation: obj.GetGeneration()}
+		}
+	}
+	return nil
+}
+
+// build restores the pool from the informer cache of its IPAddresses. Its
+// problems (an address the spec does not hold, or held twice) become
+// Events and the AddressesValid condition, written with the counts.
+func (r *poolReconciler) build(ctx context.Context, key poolKey, obj v1alpha1.Pool) (*poolEntry, error) {
+	spec, err := obj.PoolSpec().AddressList().Parse()
+	if err != nil {
+		return nil, err
+	}
+	var list ipamv1.IPAddressList
+	if err := r.client.List(ctx, &list, client.InNamespace(key.Namespace), client.MatchingFields{addressPoolIndex: indexValue(key.Kind, key.Name)}); err != nil {
+		return nil, fmt.Errorf("list IPAddresses: %w", err)
+	}
+	built, msgs, err := restoreEntry(spec, list.Items)
+	if err != nil {
+		return nil, err
+	}
+	// Each IPAddress the pool does not hold is an Event (the first ones);
+	// AddressesValid counts them (writeCounts).
+	for i, m := range msgs {
+		if i == maxProblemEvents {
+			break
+		}
+		r.recorder.Event(obj, corev1.EventTypeWarning, ReasonAddressesInvalid, m)
+	}
+	built.gen = obj.GetGeneration()
+	return built, nil
+}
+
+// restoreEntry restores a pool of spec from its IPAddresses with
+// ipam.Restore. It returns the IPAddresses the pool does not hold (out of
+// range, an address held twice, an address that does not parse) as text.
+func restoreEntry(spec ipam.Spec, items []ipamv1.IPAddress) (*poolEntry, []string, error) {
+	snap := ipam.Snapshot{Spec: spec, Allocations: make([]ipam.Allocation, 0, len(items))}
+	objects := make(map[string]netip.Addr, len(items))
+	var unparsed []string
+	for i := range items {
+		ip := &items[i]
+		owner := ip.Namespace + "/" + ip.Name
+		a, err := netip.ParseAddr(ip.Spec.Address)
+		if err != nil {
+			unparsed = append(unparsed, fmt.Sprintf("%s: address %q: %v", owner, ip.Spec.Address, err))
+			continue
+		}
+		objects[owner] = a
+		snap.Allocations = append(snap.Allocations, ipam.Allocation{Addr: a, Owner: owner})
+	}
+	pool, problems, err := ipam.Restore(snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &poolEntry{pool: pool, spec: spec, objects: objects, pending: map[string]netip.Addr{}},
+		append(unparsed, problemTexts(problems)...), nil
+}
+
+// problemTexts returns the problems as text, each naming the IPAddress.
+func problemTexts(ps []ipam.Problem) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.Error())
+	}
+	return out
+}
+
+// writeCounts writes e's counts into st, and AddressesValid as they say.
+func writeCounts(st *v1alpha1.PoolStatus, e *poolEntry, generation int64, now time.Time) {
+	total, used, free, out, notHeld := e.counts()
+	st.Addresses = &v1alpha1.PoolStatusAddresses{Total: clampInt(total), Used: clampInt(used), Free: clampInt(free), OutOfRange: clampInt(out)}
+	cond := conditions.Condition{Type: AddressesValidType, Status: conditions.ConditionTrue, Reason: ReasonAddressesValid,
+		ObservedGeneration: generation, Message: "every IPAddress of the pool is held by it"}
+	if notHeld > 0 {
+		cond.Status, cond.Reason = conditions.ConditionFalse, ReasonAddressesInvalid
+		cond.Message = fmt.Sprintf("%d IPAddresses are kept but not held by the pool: %d out of range, the others hold an address another IPAddress holds too", notHeld, out)
+	}
+	st.Conditions, _ = kubebridge.SetMeta(st.Conditions, cond, now)
+}
+
+func clampInt(v uint64) int {
+	if v > math.MaxInt {
+		return math.MaxInt
+	}
+	return int(v)
+}
+
+// setPool copies src into dst (both of one kind).
+func setPool(dst, src v1alpha1.Pool) {
+	switch d := dst.(type) {
+	case *v1alpha1.VMNetIPPool:
+		*d = *src.(*v1alpha1.VMNetIPPool)
+	case *v1alpha1.GlobalVMNetIPPool:
+		*d = *src.(*v1alpha1.GlobalVMNetIPPool)
+	}
+}
+
+// storedCondition returns the condition of type typ in conds, or nil.
+func storedCondition(conds []metav1.Condition, typ string) *conditions.Condition {
+	c, ok := conditions.Find(kubebridge.FromMeta(conds), typ)
+	if !ok {
+		return nil
+	}
+	return &c
+}
+
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// poolOf returns the pool an IPAddress names, or the zero key when it
+// names no pool of this provider.
+func poolOf(ip *ipamv1.IPAddress) poolKey {
+	ref := ip.Spec.PoolRef
+	if ref.APIGroup != v1alpha1.GroupVersion.Group {
+		return poolKey{}
+	}
+	switch ref.Kind {
+	case v1alpha1.PoolKind:
+		return poolKey{Kind: ref.Kind, Namespace: ip.Namespace, Name: ref.Name}
+	case v1alpha1.GlobalPoolKind:
+		return poolKey{Kind: ref.Kind, Name: ref.Name}
+	}
+	return poolKey{}
+}
+
+// indexValue is the value of addressPoolIndex and claimPoolIndex.
+func indexValue(kind, name string) string { return kind + "/" + name }
+
+// requeueOnConflict turns a conflict (someone wrote since we read) into a
+// requeue, and passes other errors through.
+func requeueOnConflict(err error) (reconcile.Result, error) {
+	if apierrors.IsConflict(err) {
+		return reconcile.Result{Requeue: true}, nil
+	}
+	return reconcile.Result{}, err
+}
+
+// name returns key as a NamespacedName.
+func (k poolKey) name() types.NamespacedName {
+	return types.NamespacedName{Namespace: k.Namespace, Name: k.Name}
+}
+
+// String returns "Kind namespace/name" or "Kind name".
+func (k poolKey) String() string {
+	return strings.TrimSpace(k.Kind + " " + k.name().String())
+}

@@ -1,0 +1,161 @@
+package controller
+
+import (
+	"net/netip"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/vmnetkit/vmnetkit/ipam"
+)
+
+// poolEntryModel is the plain model of a poolEntry: the IPAddresses the
+// informer shows and the creates in flight, by owner.
+type poolEntryModel struct {
+	objects map[string]netip.Addr
+	pending map[string]netip.Addr
+}
+
+// holders returns the owners the model says may hold a.
+func (m *poolEntryModel) holders(a netip.Addr) []string {
+	var out []string
+	for o, x := range m.objects {
+		if x == a {
+			out = append(out, o)
+		}
+	}
+	for o, x := range m.pending {
+		if x == a {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// TestPoolEntryRapid drives a poolEntry with the events a claim reconciler
+// and the informer make, in any order, against the model: the pool never
+// holds an address for an owner that has no IPAddress or create of it,
+// every address an IPAddress or a create names (in range) is held by one of
+// them, so Allocate never hands it out, and resync changes none of that.
+func TestPoolEntryRapid(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		spec, err := ipam.AddressList{Addresses: []string{"10.0.0.0/28"}, Prefix: 28, Gateway: "10.0.0.1"}.Parse()
+		if err != nil {
+			t.Fatal(err)
+		}
+		built, _, err := restoreEntry(spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := built
+		m := &poolEntryModel{objects: map[string]netip.Addr{}, pending: map[string]netip.Addr{}}
+		owner := rapid.SampledFrom([]string{"ns/a", "ns/b", "ns/c", "ns/d", "ns/e", "ns/f"})
+		// Addresses of the /28, with some outside it (a spec that shrank).
+		addr := rapid.Custom(func(t *rapid.T) netip.Addr {
+			return netip.AddrFrom4([4]byte{10, 0, 0, byte(rapid.IntRange(0, 20).Draw(t, "host"))})
+		})
+
+		t.Repeat(map[string]func(*rapid.T){
+			// The informer shows an IPAddress (made by this process or
+			// another, possibly of an address another one holds).
+			"added": func(t *rapid.T) {
+				o, a := owner.Draw(t, "owner"), addr.Draw(t, "addr")
+				if _, ok := m.pending[o]; ok {
+					t.Skip("a create in flight ends first (create, AlreadyExists)")
+				}
+				m.objects[o] = a
+				e.added(o, a)
+			},
+			"removed": func(t *rapid.T) {
+				o := owner.Draw(t, "owner")
+				a, ok := m.objects[o]
+				if !ok {
+					t.Skip("no IPAddress")
+				}
+				delete(m.objects, o)
+				e.removed(o, a)
+			},
+			// A claim reconciler picks an address and starts its create.
+			"allocate": func(t *rapid.T) {
+				o := owner.Draw(t, "owner")
+				if _, ok := m.objects[o]; ok {
+					t.Skip("the claim has its IPAddress")
+				}
+				if _, ok := m.pending[o]; ok {
+					t.Skip("a create in flight")
+				}
+				a, err := e.pool.Allocate(o)
+				if err != nil {
+					return // exhausted
+				}
+				if hs := m.holders(a); len(hs) > 0 {
+					t.Fatalf("Allocate(%s) = %s, which %v holds", o, a, hs)
+				}
+				m.pending[o], e.pending[o] = a, a
+			},
+			"create succeeded": func(t *rapid.T) {
+				o := owner.Draw(t, "owner")
+				a, ok := m.pending[o]
+				if !ok {
+					t.Skip("no create in flight")
+				}
+				delete(m.pending, o)
+				delete(e.pending, o)
+				m.objects[o] = a
+				e.added(o, a)
+			},
+			"create failed": func(t *rapid.T) {
+				o := owner.Draw(t, "owner")
+				a, ok := m.pending[o]
+				if !ok {
+					t.Skip("no create in flight")
+				}
+				delete(m.pending, o)
+				delete(e.pending, o)
+				(&claimReconciler{}).forget(e, o, a)
+			},
+			// The create found the claim's IPAddress made by another process.
+			"create already exists": func(t *rapid.T) {
+				o := owner.Draw(t, "owner")
+				a, ok := m.pending[o]
+				if !ok {
+					t.Skip("no create in flight")
+				}
+				other := addr.Draw(t, "their addr")
+				delete(m.pending, o)
+				delete(e.pending, o)
+				(&claimReconciler{}).forget(e, o, a)
+				m.objects[o] = other
+				e.added(o, other)
+			},
+			"resync": func(t *rapid.T) {
+				e.resync()
+			},
+			"": func(t *rapid.T) {
+				for a, o := range e.pool.All() {
+					if m.objects[o] != a && m.pending[o] != a {
+						t.Fatalf("the pool holds %s for %s, which has no IPAddress or create of it", a, o)
+					}
+				}
+				for _, set := range []map[string]netip.Addr{m.objects, m.pending} {
+					for o, a := range set {
+						if e.pool.Check(a) != nil {
+							continue // out of range: never handed out anyway
+						}
+						held, ok := e.pool.Lookup(a)
+						if !ok {
+							t.Fatalf("%s of %s is free in the pool", a, o)
+						}
+						if m.objects[held] != a && m.pending[held] != a {
+							t.Fatalf("%s is held by %s, not by one of %v", a, held, m.holders(a))
+						}
+					}
+				}
+				_, used, _, _, _ := e.counts()
+				if used != uint64(len(m.objects)) {
+					t.Fatalf("counts used %d, want %d", used, len(m.objects))
+				}
+			},
+		})
+	})
+}

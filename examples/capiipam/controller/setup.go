@@ -1,0 +1,292 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+)
+
+// Field indexes of the informer cache.
+const (
+	addressPoolIndex = "capiipam.spec.poolRef"     // IPAddresses by "Kind/name" of their pool
+	claimPoolIndex   = "capiipam.spec.poolRef"     // IPAddressClaims by "Kind/name" of their pool
+	claimClusterIdx  = "capiipam.spec.clusterName" // IPAddressClaims by Cluster name
+)
+
+// Options configure Setup. The zero value is usable.
+type Options struct {
+	// Epoch names this process in the pools' status (status.cacheEpoch); it
+	// must differ between processes and between restarts. Empty:
+	// kubebridge.NewEpoch().
+	Epoch string
+
+	// Now is the clock for conditions and the reuse grace period. Nil: time.Now.
+	Now func() time.Time
+
+	// MaxConcurrentClaims is how many IPAddressClaims are reconciled at
+	// once. Zero: 8.
+	MaxConcurrentClaims int
+
+	// RetryWaiting is how soon a claim that waits (for its pool's cache,
+	// or for a free address) is retried. Zero: 2s.
+	RetryWaiting time.Duration
+
+	// SkipNameValidation lets several managers register these controllers
+	// in one process (tests); controller-runtime refuses duplicate names
+	// otherwise.
+	SkipNameValidation bool
+}
+
+// The permissions the reconcilers need (config/rbac/role.yaml is generated
+// from these markers; leases are for -leader-elect; the finalizers
+// subresources let an IPAddress block its claim's and pool's deletion
+// where the OwnerReferencesPermissionEnforcement admission plugin runs):
+//
+// +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetippools;globalvmnetippools,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetippools/status;globalvmnetippools/status,verbs=get;update
+// +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetippools/finalizers;globalvmnetippools/finalizers,verbs=update
+// +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims/finalizers,verbs=update
+// +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddresses,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+
+// Setup registers the pool and claim reconcilers with mgr and returns the
+// epoch they run with. mgr's scheme must know v1alpha1's types, Cluster
+// API's ipam/v1beta2 and core/v1beta2 types.
+func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
+	if opts.Epoch == "" {
+		opts.Epoch = kubebridge.NewEpoch()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxConcurrentClaims <= 0 {
+		opts.MaxConcurrentClaims = 8
+	}
+	if opts.RetryWaiting <= 0 {
+		opts.RetryWaiting = 2 * time.Second
+	}
+	cache := newPoolCache(opts.Epoch)
+	ctx := context.Background()
+	indexer := mgr.GetFieldIndexer()
+	if err := indexer.IndexField(ctx, &ipamv1.IPAddress{}, addressPoolIndex, func(o client.Object) []string {
+		if k := poolOf(o.(*ipamv1.IPAddress)); k.Kind != "" {
+			return []string{indexValue(k.Kind, k.Name)}
+		}
+		return nil
+	}); err != nil {
+		return "", fmt.Errorf("index IPAddresses by pool: %w", err)
+	}
+	if err := indexer.IndexField(ctx, &ipamv1.IPAddressClaim{}, claimPoolIndex, func(o client.Object) []string {
+		ref := o.(*ipamv1.IPAddressClaim).Spec.PoolRef
+		if ref.APIGroup != v1alpha1.GroupVersion.Group {
+			return nil
+		}
+		return []string{indexValue(ref.Kind, ref.Name)}
+	}); err != nil {
+		return "", fmt.Errorf("index IPAddressClaims by pool: %w", err)
+	}
+	if err := indexer.IndexField(ctx, &ipamv1.IPAddressClaim{}, claimClusterIdx, func(o client.Object) []string {
+		if name := clusterName(o.(*ipamv1.IPAddressClaim)); name != "" {
+			return []string{name}
+		}
+		return nil
+	}); err != nil {
+		return "", fmt.Errorf("index IPAddressClaims by Cluster: %w", err)
+	}
+
+	recorder := mgr.GetEventRecorderFor("vmnetkit-capiipam")
+	for _, kind := range []string{v1alpha1.PoolKind, v1alpha1.GlobalPoolKind} {
+		r := &poolReconciler{
+			kind: kind, newObj: newPool(kind),
+			client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: cache, recorder: recorder, now: opts.Now,
+		}
+		err = ctrl.NewControllerManagedBy(mgr).
+			Named(kind).
+			// The pool's own status writes do not move its generation: they
+			// would only echo back. Spec changes, creation, deletion and
+			// (un)pausing do.
+			For(r.newObj(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+			Watches(&ipamv1.IPAddress{}, addressEvents{kind: kind, cache: cache}).
+			WithOptions(controller.Options{SkipNameValidation: ptr.To(opts.SkipNameValidation)}).
+			Complete(r)
+		if err != nil {
+			return "", fmt.Errorf("set up %s controller: %w", kind, err)
+		}
+	}
+
+	claims := &claimReconciler{
+		client: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
+		cache: cache, now: opts.Now, waiting: opts.RetryWaiting,
+	}
+	ours := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		c, ok := o.(*ipamv1.IPAddressClaim)
+		return ok && c.Spec.PoolRef.APIGroup == v1alpha1.GroupVersion.Group
+	})
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named("ipaddressclaim").
+		For(&ipamv1.IPAddressClaim{}, builder.WithPredicates(ours, predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(claimsOfCluster(mgr.GetClient())),
+			builder.WithPredicates(pausedChanged{}))
+	for _, kind := range []string{v1alpha1.PoolKind, v1alpha1.GlobalPoolKind} {
+		b = b.Watches(newPool(kind)(), handler.EnqueueRequestsFromMapFunc(claimsOfPool(mgr.GetClient(), kind)),
+			builder.WithPredicates(poolServingChanged{}))
+	}
+	err = b.WithOptions(controller.Options{
+		MaxConcurrentReconciles: opts.MaxConcurrentClaims,
+		SkipNameValidation:      ptr.To(opts.SkipNameValidation),
+	}).Complete(claims)
+	if err != nil {
+		return "", fmt.Errorf("set up IPAddressClaim controller: %w", err)
+	}
+	return opts.Epoch, nil
+}
+
+// newPool returns the constructor of kind's objects.
+func newPool(kind string) func() v1alpha1.Pool {
+	if kind == v1alpha1.GlobalPoolKind {
+		return func() v1alpha1.Pool { return &v1alpha1.GlobalVMNetIPPool{} }
+	}
+	return func() v1alpha1.Pool { return &v1alpha1.VMNetIPPool{} }
+}
+
+// addressEvents keeps the in-memory pools in step with the informer's
+// IPAddresses of one pool kind, and requeues the pool (for its counts,
+// and to let a deleted pool go).
+type addressEvents struct {
+	kind  string
+	cache *poolCache
+}
+
+type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+
+func (h addressEvents) Create(_ context.Context, e event.CreateEvent, q queue) {
+	h.seen(e.Object, true, q)
+}
+func (h addressEvents) Delete(_ context.Context, e event.DeleteEvent, q queue) {
+	h.seen(e.Object, false, q)
+}
+func (h addressEvents) Generic(context.Context, event.GenericEvent, queue) {}
+
+func (h addressEvents) Update(_ context.Context, e event.UpdateEvent, q queue) {
+	o, ok1 := e.ObjectOld.(*ipamv1.IPAddress)
+	n, ok2 := e.ObjectNew.(*ipamv1.IPAddress)
+	if ok1 && ok2 && (o.Spec.Address != n.Spec.Address || o.Spec.PoolRef != n.Spec.PoolRef) {
+		h.seen(o, false, q)
+	}
+	h.seen(e.ObjectNew, true, q)
+}
+
+// seen records that obj exists (or is gone) in its pool's entry.
+func (h addressEvents) seen(obj client.Object, exists bool, q queue) {
+	ip, ok := obj.(*ipamv1.IPAddress)
+	if !ok {
+		return
+	}
+	key := poolOf(ip)
+	if key.Kind != h.kind {
+		return
+	}
+	if a, err := netip.ParseAddr(ip.Spec.Address); err == nil {
+		if e := h.cache.get(key); e != nil {
+			owner := ip.Namespace + "/" + ip.Name
+			e.mu.Lock()
+			if exists {
+				e.added(owner, a)
+			} else {
+				e.removed(owner, a)
+			}
+			e.mu.Unlock()
+		}
+	}
+	q.Add(reconcile.Request{NamespacedName: key.name()})
+}
+
+// claimsOfPool maps a pool of kind to the claims that name it.
+func claimsOfPool(c client.Client, kind string) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		var list ipamv1.IPAddressClaimList
+		if err := c.List(ctx, &list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{claimPoolIndex: indexValue(kind, obj.GetName())}); err != nil {
+			return nil
+		}
+		reqs := make([]reconcile.Request, 0, len(list.Items))
+		for _, item := range list.Items {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: item.Namespace, Name: item.Name}})
+		}
+		return reqs
+	}
+}
+
+// claimsOfCluster maps a Cluster to the claims that name it.
+func claimsOfCluster(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		var list ipamv1.IPAddressClaimList
+		if err := c.List(ctx, &list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{claimClusterIdx: obj.GetName()}); err != nil {
+			return nil
+		}
+		reqs := make([]reconcile.Request, 0, len(list.Items))
+		for _, item := range list.Items {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: item.Namespace, Name: item.Name}})
+		}
+		return reqs
+	}
+}
+
+// poolServingChanged passes the pool updates after which waiting claims
+// may proceed: CacheReady or its epoch, the generation, or the paused
+// annotation changed. Count updates (every claim's) pass nothing, or each
+// one would wake every claim of the pool.
+type poolServingChanged struct{ predicate.Funcs }
+
+func (poolServingChanged) Update(e event.UpdateEvent) bool {
+	o, ok1 := e.ObjectOld.(v1alpha1.Pool)
+	n, ok2 := e.ObjectNew.(v1alpha1.Pool)
+	if !ok1 || !ok2 {
+		return true
+	}
+	if o.GetGeneration() != n.GetGeneration() || hasKey(o.GetAnnotations(), PausedAnnotation) != hasKey(n.GetAnnotations(), PausedAnnotation) ||
+		o.PoolStatus().CacheEpoch != n.PoolStatus().CacheEpoch || !o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) {
+		return true
+	}
+	oc := storedCondition(o.PoolStatus().Conditions, "CacheReady")
+	nc := storedCondition(n.PoolStatus().Conditions, "CacheReady")
+	switch {
+	case (oc == nil) != (nc == nil):
+		return true
+	case oc == nil:
+		return false
+	}
+	return oc.Status != nc.Status || oc.Reason != nc.Reason || oc.ObservedGeneration != nc.ObservedGeneration
+}
+
+// pausedChanged passes the Cluster events after which its claims may
+// proceed: creation, deletion, and an update that changes whether it is
+// paused.
+type pausedChanged struct{ predicate.Funcs }
+
+func (pausedChanged) Update(e event.UpdateEvent) bool {
+	o, ok1 := e.ObjectOld.(*clusterv1.Cluster)
+	n, ok2 := e.ObjectNew.(*clusterv1.Cluster)
+	return !ok1 || !ok2 || clusterPaused(o) != clusterPaused(n)
+}

@@ -1,0 +1,114 @@
+// Command capiipam runs vmnetkit's Cluster API IPAM provider against a
+// cluster: it answers IPAddressClaims whose poolRef names a VMNetIPPool or
+// GlobalVMNetIPPool (apiGroup ipam.vmnetkit.dev) with IPAddresses. Cluster
+// API's own CRDs (IPAddressClaim, IPAddress, Cluster) must be installed.
+//
+//	kubectl apply -f examples/capiipam/config/crd
+//	go run ./examples/capiipam -kubeconfig ~/.kube/config
+//
+// Without -kubeconfig it uses $KUBECONFIG, the in-cluster config, or
+// ~/.kube/config, in that order.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2/textlogger"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+)
+
+func main() {
+	err := run(ctrl.SetupSignalHandler(), os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "capiipam:", err)
+		os.Exit(1)
+	}
+}
+
+// run parses args, starts the manager and blocks until ctx is done.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("capiipam", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		kubeconfig      = fs.String("kubeconfig", "", "path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
+		metricsAddr     = fs.String("metrics-bind-address", "0", `address the metrics endpoint binds to, such as ":8080"; "0" turns it off`)
+		probeAddr       = fs.String("health-probe-bind-address", "0", `address the /healthz and /readyz endpoints bind to; "0" turns them off`)
+		leaderElect     = fs.Bool("leader-elect", false, "elect a leader so that only one replica hands out addresses")
+		leaderNamespace = fs.String("leader-election-namespace", "", "namespace of the leader election lease (default: the in-cluster namespace)")
+		namespace       = fs.String("namespace", "", "watch only this namespace (default: all)")
+		epoch           = fs.String("epoch", "", "this process's cache epoch (default: random; set only in tests)")
+		concurrency     = fs.Int("concurrent-claims", 8, "IPAddressClaims reconciled at once")
+	)
+	logConfig := textlogger.NewConfig(textlogger.Output(stderr))
+	logConfig.AddFlags(fs) // -v, -vmodule
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return err
+	}
+	for _, add := range []func(*runtime.Scheme) error{v1alpha1.AddToScheme, ipamv1.AddToScheme, clusterv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return err
+		}
+	}
+	var (
+		cfg *rest.Config
+		err error
+	)
+	if *kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	} else {
+		cfg, err = ctrl.GetConfig()
+	}
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	opts := ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metricsserver.Options{BindAddress: *metricsAddr},
+		HealthProbeBindAddress:  *probeAddr,
+		LeaderElection:          *leaderElect,
+		LeaderElectionID:        "vmnetkit-capiipam.ipam.vmnetkit.dev",
+		LeaderElectionNamespace: *leaderNamespace,
+		// Stop handing out addresses as soon as leadership is lost.
+		LeaderElectionReleaseOnCancel: true,
+	}
+	if *namespace != "" {
+		opts.Cache.DefaultNamespaces = map[string]cache.Config{*namespace: {}}
+	}
+	// controller-runtime's logger is process-wide and keeps the first one set.
+	ctrl.SetLogger(textlogger.NewLogger(logConfig))
+	mgr, err := ctrl.NewManager(cfg, opts)
+	if err != nil {
+		return fmt.Errorf("manager: %w", err)
+	}
+	ep, err := controller.Setup(mgr, controller.Options{Epoch: *epoch, MaxConcurrentClaims: *concurrency})
+	if err != nil {
+		return err
+	}
+	ctrl.Log.WithName("capiipam").Info("starting", "epoch", ep, "leaderElection", *leaderElect)
+	return mgr.Start(ctx)
+}
