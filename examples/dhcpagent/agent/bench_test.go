@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"github.com/go-logr/logr"
 	"net"
 	"net/netip"
 	"testing"
@@ -22,7 +23,7 @@ func benchPool(n int) *Pool {
 // BenchmarkReply is the agent's per-request work on a 10,000-lease table:
 // the decision and the reply's options, then its wire encoding.
 func BenchmarkReply(b *testing.B) {
-	a := newAgent(b, benchPool(10000), nil)
+	a := newAgent(b, benchPool(10000), logr.Discard())
 	req := discover(b, "52:54:00:00:12:34")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -37,7 +38,7 @@ func BenchmarkReply(b *testing.B) {
 // BenchmarkHandle is Reply plus the destination and the send, on a
 // connection that discards.
 func BenchmarkHandle(b *testing.B) {
-	a := newAgent(b, benchPool(10000), nil)
+	a := newAgent(b, benchPool(10000), logr.Discard())
 	req := discover(b, "52:54:00:00:12:34")
 	conn := &captureConn{}
 	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
@@ -50,7 +51,7 @@ func BenchmarkHandle(b *testing.B) {
 // BenchmarkApply is one reload of a 10,000-lease pool: conversion, ipam
 // parse, leasestore build, diff against the previous table, swap.
 func BenchmarkApply(b *testing.B) {
-	a := newAgent(b, benchPool(10000), nil)
+	a := newAgent(b, benchPool(10000), logr.Discard())
 	p := benchPool(10000)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,8 +1,9 @@
 package agent_test
 
 import (
+	"github.com/go-logr/logr"
+
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 
@@ -17,7 +18,7 @@ func ExampleReply() {
 	if err != nil {
 		panic(err)
 	}
-	a := agent.New(slog.New(slog.DiscardHandler))
+	a := agent.New(logr.Discard())
 	if _, err := a.Load(data); err != nil {
 		panic(err)
 	}
@@ -61,7 +62,7 @@ func ExampleAgent_Apply() {
 	if err != nil {
 		panic(err)
 	}
-	a := agent.New(slog.New(slog.DiscardHandler))
+	a := agent.New(logr.Discard())
 	if _, err := a.Load(data); err != nil {
 		panic(err)
 	}

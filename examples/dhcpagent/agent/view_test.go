@@ -1,11 +1,14 @@
 package agent
 
 import (
+	"github.com/go-logr/logr"
+	"github.com/vmnetkit/vmnetkit/examples/internal/command"
+	"k8s.io/klog/v2/textlogger"
+
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/netip"
 	"strings"
 	"sync"
@@ -131,6 +134,8 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-func newTestLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+// newTestLogger logs everything, per-packet lines included, to w in the
+// command's format.
+func newTestLogger(w io.Writer) logr.Logger {
+	return textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(w), textlogger.Verbosity(command.Debug)))
 }
