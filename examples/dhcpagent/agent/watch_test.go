@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -155,3 +157,52 @@ func TestPollRacy(t *testing.T) {
 
 // errorLine matches the start of an error line of klog's text format.
 var errorLine = regexp.MustCompile(`(?m)^E\d{4} `)
+
+// TestWatchNotify checks that Watch loads a change as soon as it is
+// written, with the fallback check an hour away: by inotify on the
+// directory, for a new file renamed over the pool file (as editors and
+// writePoolFile do) and for a write in place.
+func TestWatchNotify(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pool.json")
+	writePoolFile(t, path, labPool(labAllocated()))
+	a := New(quietLogger())
+	if _, err := a.LoadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Watch(ctx, path, time.Hour) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	waitFor := func(what string, want netip.Addr) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			if l, ok := a.Table().Lookup(leasestore.MustParseMAC(macA)); ok && l.Addr == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: macA not at %s within 5s, with no poll due for an hour", what, want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	// Other files in the directory do not matter.
+	if err := os.WriteFile(filepath.Join(dir, "other"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writePoolFile(t, path, labPool(movedAllocated()))
+	waitFor("renamed over", addrA2)
+
+	data, err := json.Marshal(labPool(labAllocated()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("written in place", addrA)
+}
