@@ -176,6 +176,25 @@ func (s sent) String() string {
 	return fmt.Sprintf("%s %s %s to %s", s.at.Format("15:04:05.000"), s.typ, s.yiaddr, s.to)
 }
 
+// received is one message the agent received.
+type received struct {
+	at  time.Time
+	msg *dhcpv4.DHCPv4
+}
+
+// received are the messages of type typ the agent received in [from, to).
+func (h *lifecycleHost) received(typ dhcpv4.MessageType, from, to time.Time) []received {
+	h.recvMu.Lock()
+	defer h.recvMu.Unlock()
+	var out []received
+	for _, r := range h.recv {
+		if r.msg.MessageType() == typ && !r.at.Before(from) && r.at.Before(to) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // sendLog is a net.PacketConn that records every reply it sends.
 type sendLog struct {
 	net.PacketConn
@@ -209,6 +228,9 @@ type lifecycleHost struct {
 	pair   *netnsPair
 	agent  *Agent
 	sends  *sendLog
+	recvMu sync.Mutex
+	recv   []received // what the agent received
+	logs   *logBuffer // the agent's log
 	dir    string
 	output *logBuffer
 	seen   int // events already returned by next
@@ -223,6 +245,7 @@ func startLifecycle(t *testing.T, c lifecycleClient, pool *Pool, opts ...Option)
 	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logBuffer{}}
 	h.pair = newNetnsPair(t, macA, "10.77.0.2/24")
 	logs := &logBuffer{}
+	h.logs = logs
 	h.agent = newAgent(t, pool, newTestLogger(logs), opts...)
 	var conn *net.UDPConn
 	if err := inNetns(h.pair.agentNS, func() (err error) {
@@ -232,7 +255,13 @@ func startLifecycle(t *testing.T, c lifecycleClient, pool *Pool, opts ...Option)
 		t.Fatalf("agent socket in %s: %v", h.pair.agentNS, err)
 	}
 	h.sends = &sendLog{PacketConn: conn}
-	srv, err := server4.NewServer("", nil, h.agent.Handle, server4.WithConn(h.sends))
+	handle := func(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
+		h.recvMu.Lock()
+		h.recv = append(h.recv, received{at: time.Now(), msg: m})
+		h.recvMu.Unlock()
+		h.agent.Handle(conn, peer, m)
+	}
+	srv, err := server4.NewServer("", nil, handle, server4.WithConn(h.sends))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,12 +288,14 @@ func startLifecycle(t *testing.T, c lifecycleClient, pool *Pool, opts ...Option)
 	return h
 }
 
-// run starts the client, with extra arguments before the interface name
-// (or after, for udhcpc, whose options all come first anyway).
-func (h *lifecycleHost) run(extra ...string) {
+// run starts the client, with its arguments changed by edit when it is
+// not nil.
+func (h *lifecycleHost) run(edit func([]string) []string) {
 	h.t.Helper()
 	args := h.c.args(h.pair.clientIf, filepath.Join(h.dir, "script"), h.dir)
-	args = append(args[:len(args)-1:len(args)-1], append(extra, args[len(args)-1])...)
+	if edit != nil {
+		args = edit(args)
+	}
 	cmd := exec.Command("ip", append([]string{"netns", "exec", h.pair.clientNS}, args...)...)
 	cmd.Stdout, cmd.Stderr = h.output, h.output
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -424,7 +455,7 @@ func TestNetnsLifecycle(t *testing.T) {
 			requireClient(t, c.args("", "", "")[0])
 			t.Parallel()
 			h := startLifecycle(t, c, lifecyclePool(labAllocated()))
-			h.run()
+			h.run(nil)
 
 			bound := h.next("bound", 30*time.Second)
 			if bound.addr != addrA.String() {
