@@ -2,10 +2,11 @@ package agent
 
 import (
 	"fmt"
-	"github.com/go-logr/logr"
 	"net"
 	"net/netip"
 	"testing"
+
+	"github.com/go-logr/logr"
 )
 
 // benchPool is a /16 pool with n leases.

@@ -2,18 +2,18 @@ package agent
 
 import (
 	"errors"
-	"github.com/go-logr/logr"
 	"io"
-	"k8s.io/klog/v2/textlogger"
 	"net"
 	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"k8s.io/klog/v2/textlogger"
 )
 
 func decline(t fataler, mac string, addr netip.Addr, mods ...dhcpv4.Modifier) *dhcpv4.DHCPv4 {

@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"fmt"
-	"github.com/go-logr/logr"
 	"net"
 	"net/netip"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )

@@ -1,12 +1,11 @@
 package agent_test
 
 import (
-	"github.com/go-logr/logr"
-
 	"fmt"
 	"net"
 	"os"
 
+	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
 )

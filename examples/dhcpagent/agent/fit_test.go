@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/go-logr/logr"
-
 	"bytes"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"

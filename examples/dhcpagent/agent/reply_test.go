@@ -314,14 +314,32 @@ func FuzzReply(f *testing.F) {
 		discover(f, macA), discover(f, macUnknown), selecting(f, macA, serverIP, addrA),
 		selecting(f, macA, serverIP, addrB), initReboot(f, macA, addrA), renewing(f, macA, addrA2),
 		msg(f, macA, dhcpv4.MessageTypeRequest, dhcpv4.WithGatewayIP(net.IPv4(10, 0, 0, 1)), dhcpv4.WithClientIP(netIP(addrB))),
+		msg(f, macUnknown, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(netIP(addrA))),
+		decline(f, macA, addrA),
+		msg(f, macA, dhcpv4.MessageTypeRelease, dhcpv4.WithClientIP(netIP(addrA))),
 	} {
 		f.Add(m.ToBytes())
 	}
 	store := labStore(f, labAllocated())
+	empty := newAgent(f, labPool(nil), quietLogger()).TableAt(time.Time{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		req, err := dhcpv4.FromBytes(b)
 		if err != nil {
 			return
+		}
+		// The other decisions take any message too, without a panic, and
+		// a table with every address held or with no lease answers at
+		// most what the full one does.
+		Declined(req, TableOf(store))
+		Released(req, TableOf(store))
+		held := TableOf(store)
+		held.Held = func(netip.Addr) bool { return true }
+		if resp, _, _ := ReplyTo(req, held); resp != nil && resp.MessageType() == dhcpv4.MessageTypeOffer {
+			t.Fatalf("OFFER of %s with every address on probation", resp.YourIPAddr)
+		}
+		if resp, _, _ := ReplyTo(req, empty); resp != nil && resp.MessageType() != dhcpv4.MessageTypeNak &&
+			!(resp.MessageType() == dhcpv4.MessageTypeAck && resp.YourIPAddr.IsUnspecified()) {
+			t.Fatalf("%s of %s from a table without leases", resp.MessageType(), resp.YourIPAddr)
 		}
 		resp, err := Reply(req, store)
 		if (resp == nil) == (err == nil) {

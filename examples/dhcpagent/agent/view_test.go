@@ -1,10 +1,6 @@
 package agent
 
 import (
-	"github.com/go-logr/logr"
-	"github.com/vmnetkit/vmnetkit/examples/internal/command"
-	"k8s.io/klog/v2/textlogger"
-
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -14,8 +10,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
+	"github.com/vmnetkit/vmnetkit/examples/internal/command"
+	"k8s.io/klog/v2/textlogger"
 )
 
 // view is a DHCPv4 message in comparable, readable form: every header field
