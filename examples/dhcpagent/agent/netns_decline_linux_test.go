@@ -26,6 +26,7 @@ import (
 // probation over, the client binds the address.
 func TestNetnsDecline(t *testing.T) {
 	requireNetns(t)
+	t.Parallel() // minutes of waiting for timers, not of CPU: overlap them
 	for _, c := range lifecycleClients {
 		t.Run(c.name, func(t *testing.T) {
 			requireClient(t, c.args("", "", "")[0])
@@ -142,6 +143,7 @@ func sendDecline(t *testing.T, p *netnsPair, addr netip.Addr) {
 // in a network namespace here: its privilege-separation controller fails.)
 func TestNetnsInform(t *testing.T) {
 	requireNetns(t)
+	t.Parallel() // minutes of waiting for timers, not of CPU: overlap them
 	t.Run("nclient4", func(t *testing.T) {
 		t.Parallel()
 		h := startLifecycle(t, lifecycleClients[0], lifecyclePool(labAllocated()))

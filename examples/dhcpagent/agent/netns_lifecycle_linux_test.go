@@ -450,6 +450,7 @@ func lifecyclePool(allocated map[string]string) *Pool {
 // The test accepts either, as long as it comes before T2.
 func TestNetnsLifecycle(t *testing.T) {
 	requireNetns(t)
+	t.Parallel() // minutes of waiting for timers, not of CPU: overlap them
 	for _, c := range lifecycleClients {
 		t.Run(c.name, func(t *testing.T) {
 			requireClient(t, c.args("", "", "")[0])
