@@ -143,8 +143,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	var opts []agent.Option
-	opts = append(opts, agent.WithProbation(c.probation))
+	opts := []agent.Option{agent.WithLogger(log), agent.WithProbation(c.probation)}
 	var watch *agent.IPPoolWatch
 	if c.ippool != "" {
 		rc, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
@@ -163,14 +162,14 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		defer stopEvents()
 		opts = append(opts, agent.WithDeclineHook(agent.DeclineEvents(
 			func() *unstructured.Unstructured { return watch.Latest() }, recorder)))
-		a := agent.New(log, opts...)
+		a := agent.New(nil, opts...)
 		watch = agent.NewIPPoolWatch(a, dc, c.namespace, c.name)
 		if err := watch.Run(ctx); err != nil {
 			return err
 		}
 		return serve(ctx, c, a, log, nil)
 	}
-	a := agent.New(log, opts...)
+	a := agent.New(nil, opts...)
 	if _, err := a.LoadFile(c.pool); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"slices"
@@ -72,14 +73,25 @@ type Decline struct {
 }
 
 // New returns an Agent with no table (it answers nobody until a load),
-// logging to log: what an operator acts on at level 0, one line per
-// packet at command.Debug. The zero logr.Logger discards.
-func New(log logr.Logger, opts ...Option) *Agent {
-	a := &Agent{log: log, probation: NewProbation(DefaultProbation), now: time.Now}
+// configured by opts, logging to log's handler: what an operator acts on
+// at slog.LevelInfo, one line per packet at command.Debug (slog level -1,
+// through logr.FromSlogHandler). A nil log discards, unless WithLogger
+// gives a logr.Logger, as the commands do.
+func New(log *slog.Logger, opts ...Option) *Agent {
+	a := &Agent{probation: NewProbation(DefaultProbation), now: time.Now}
+	if log != nil {
+		a.log = logr.FromSlogHandler(log.Handler())
+	}
 	for _, o := range opts {
 		o(a)
 	}
 	return a
+}
+
+// WithLogger logs to l instead of New's slog.Logger: what an operator
+// acts on at level 0, one line per packet at l.V(command.Debug).
+func WithLogger(l logr.Logger) Option {
+	return func(a *Agent) { a.log = l }
 }
 
 // Table returns the lease table being served, nil before the first load.

@@ -95,7 +95,7 @@ func TestIPPoolWatch(t *testing.T) {
 	recorder, stopEvents := NewEventRecorder(kc)
 	defer stopEvents()
 	var w *IPPoolWatch
-	a := New(newTestLogger(logs), WithDeclineHook(DeclineEvents(func() *unstructured.Unstructured { return w.Latest() }, recorder)))
+	a := New(nil, WithLogger(newTestLogger(logs)), WithDeclineHook(DeclineEvents(func() *unstructured.Unstructured { return w.Latest() }, recorder)))
 	w = NewIPPoolWatch(a, dc, "default", "lab")
 	t.Cleanup(func() {
 		if t.Failed() {

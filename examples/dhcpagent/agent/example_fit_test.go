@@ -5,7 +5,6 @@ import (
 	"net"
 	"os"
 
-	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
 )
@@ -29,7 +28,7 @@ func ExampleReplyWithTrim() {
 	for i := range 200 {
 		pool.Spec.DNS = append(pool.Spec.DNS, fmt.Sprintf("10.30.%d.%d", i/250, i%250+1))
 	}
-	a := agent.New(logr.Discard())
+	a := agent.New(nil)
 	if _, err := a.Apply(pool); err != nil {
 		panic(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"net"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
 )
@@ -14,7 +13,7 @@ import (
 // is not offered it again until the probation ends; the clock is the
 // caller's.
 func ExampleAgent_RespondAt() {
-	a := agent.New(logr.Discard(), agent.WithProbation(10*time.Minute))
+	a := agent.New(nil, agent.WithProbation(10*time.Minute))
 	if _, err := a.Load([]byte(`{
 		"metadata": {"name": "lab", "namespace": "default"},
 		"spec": {"cidr": "10.20.0.0/24", "serverIP": "10.20.0.2", "router": "10.20.0.1", "leaseTime": "1h"},

@@ -5,7 +5,6 @@ import (
 	"net"
 	"os"
 
-	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
 )
@@ -17,7 +16,7 @@ func ExampleReply() {
 	if err != nil {
 		panic(err)
 	}
-	a := agent.New(logr.Discard())
+	a := agent.New(nil)
 	if _, err := a.Load(data); err != nil {
 		panic(err)
 	}
@@ -61,7 +60,7 @@ func ExampleAgent_Apply() {
 	if err != nil {
 		panic(err)
 	}
-	a := agent.New(logr.Discard())
+	a := agent.New(nil)
 	if _, err := a.Load(data); err != nil {
 		panic(err)
 	}

@@ -570,7 +570,7 @@ func (r *recorder) linesOf(msg string) []map[string]string {
 // counted when the table is replaced.
 func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 	rec := &recorder{}
-	a := New(logr.New(rec))
+	a := New(nil, WithLogger(logr.New(rec)))
 	load := func(p *Pool, rv string) {
 		t.Helper()
 		p.Metadata.ResourceVersion = rv

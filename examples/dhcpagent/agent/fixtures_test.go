@@ -69,7 +69,7 @@ func quietLogger() logr.Logger { return logr.Discard() }
 // newAgent is an agent serving p; the load must have no problems.
 func newAgent(t testing.TB, p *Pool, log logr.Logger, opts ...Option) *Agent {
 	t.Helper()
-	a := New(log, opts...)
+	a := New(nil, append([]Option{WithLogger(log)}, opts...)...)
 	u, err := a.Apply(p)
 	if err != nil {
 		t.Fatalf("Apply: %v", err)

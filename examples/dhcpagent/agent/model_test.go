@@ -76,7 +76,7 @@ func TestAgentModel(t *testing.T) {
 	const period = time.Minute
 	rapid.Check(t, func(t *rapid.T) {
 		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		a := New(quietLogger(), WithProbation(period), WithClock(func() time.Time { return now }))
+		a := New(nil, WithLogger(quietLogger()), WithProbation(period), WithClock(func() time.Time { return now }))
 		model := map[string]netip.Addr{}
 		until := map[netip.Addr]time.Time{} // declined addresses and the end of their probation
 		heldNow := func() map[netip.Addr]bool {

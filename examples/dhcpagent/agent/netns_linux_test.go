@@ -211,7 +211,7 @@ func TestNetns(t *testing.T) {
 			t.Logf("agent log:\n%s", logs)
 		}
 	})
-	a := New(newTestLogger(logs))
+	a := New(nil, WithLogger(newTestLogger(logs)))
 	if _, err := a.LoadFile(path); err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func TestPoolConfig(t *testing.T) {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
 
-	u, err := New(quietLogger()).Apply(p)
+	u, err := New(nil, WithLogger(quietLogger())).Apply(p)
 	if err != nil || len(u.Problems) > 0 {
 		t.Fatalf("Apply: %v, problems %v", err, u.Problems)
 	}
@@ -144,7 +144,7 @@ func TestPoolProblems(t *testing.T) {
 	p.Spec.DNS = []string{"10.77.0.2", "dns.example", "::ffff:10.77.0.3"}
 	p.Spec.NTP = []string{"fd00::3"}
 	logs := &logBuffer{}
-	u, err := New(newTestLogger(logs)).Apply(p)
+	u, err := New(nil, WithLogger(newTestLogger(logs))).Apply(p)
 	if err != nil {
 		t.Fatal(err)
 	}

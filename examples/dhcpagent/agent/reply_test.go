@@ -144,7 +144,7 @@ func TestReplyNoTable(t *testing.T) {
 	if got, err := Reply(discover(t, macA), nil); !errors.Is(err, ErrNoTable) || got != nil {
 		t.Fatalf("Reply on no table = %v, %v; want nil, ErrNoTable", got, err)
 	}
-	if got, err := New(quietLogger()).Respond(discover(t, macA)); !errors.Is(err, ErrNoTable) || got != nil {
+	if got, err := New(nil, WithLogger(quietLogger())).Respond(discover(t, macA)); !errors.Is(err, ErrNoTable) || got != nil {
 		t.Fatalf("Respond before a load = %v, %v; want nil, ErrNoTable", got, err)
 	}
 	if got, err := Reply(nil, labStore(t, labAllocated())); !errors.Is(err, ErrNotRequest) || got != nil {

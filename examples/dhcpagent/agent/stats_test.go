@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"net/http/httptest"
 	"regexp"
@@ -129,5 +130,35 @@ func TestSummarize(t *testing.T) {
 	cancel()
 	if err := <-done; err != context.Canceled {
 		t.Errorf("Summarize = %v, want context.Canceled", err)
+	}
+}
+
+// TestNewSlog checks the slog front of New: level 0 lines at slog's Info,
+// per-packet lines only when the handler takes levels below Info.
+func TestNewSlog(t *testing.T) {
+	tests := []struct {
+		name      string
+		level     slog.Level
+		wantOffer bool
+	}{
+		{name: "info", level: slog.LevelInfo, wantOffer: false},
+		{name: "debug", level: slog.LevelDebug, wantOffer: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out logBuffer
+			a := New(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: tt.level})))
+			if _, err := a.Apply(labPool(labAllocated())); err != nil {
+				t.Fatal(err)
+			}
+			a.Handle(&recordingConn{}, &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}, discover(t, macA))
+			log := out.String()
+			if !strings.Contains(log, `level=INFO msg="table swapped" pool=default/lab`) {
+				t.Errorf("no table swap at INFO:\n%s", log)
+			}
+			if got := strings.Contains(log, "msg=OFFER"); got != tt.wantOffer {
+				t.Errorf("OFFER line logged %v, want %v:\n%s", got, tt.wantOffer, log)
+			}
+		})
 	}
 }

@@ -23,7 +23,7 @@ func TestPoll(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pool.json")
 	logs := &logBuffer{}
-	a := New(newTestLogger(logs))
+	a := New(nil, WithLogger(newTestLogger(logs)))
 
 	mtime := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	write := func(p *Pool, raw string) {
@@ -94,7 +94,7 @@ func TestPoll(t *testing.T) {
 func TestWatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pool.json")
 	writePoolFile(t, path, labPool(labAllocated()))
-	a := New(quietLogger())
+	a := New(nil, WithLogger(quietLogger()))
 	if _, err := a.LoadFile(path); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestWatch(t *testing.T) {
 func TestPollRacy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pool.json")
 	writePoolFile(t, path, labPool(labAllocated()))
-	a := New(quietLogger())
+	a := New(nil, WithLogger(quietLogger()))
 	if _, err := a.LoadFile(path); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestWatchNotify(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pool.json")
 	writePoolFile(t, path, labPool(labAllocated()))
-	a := New(quietLogger())
+	a := New(nil, WithLogger(quietLogger()))
 	if _, err := a.LoadFile(path); err != nil {
 		t.Fatal(err)
 	}
