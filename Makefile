@@ -1,6 +1,6 @@
 # The README's two commands are `go run ./examples/quickstart` and `make test`;
 # `make unit` is the quick subset beside them.
-.PHONY: test unit quickstart bench bench-leasestore envtest-assets
+.PHONY: test unit quickstart bench bench-leasestore bench-dhcp envtest-assets
 
 # test runs everything CI runs: format and vet checks, race-enabled tests of
 # both modules (fuzz seeds included), short fuzz runs, and the integration
@@ -11,7 +11,7 @@ test:
 # unit runs the tests that need no kube-apiserver/etcd, no network namespace
 # and no root: the root module, and the examples packages whose tests are pure
 # (the shared command flags, the operator's API types, kubebridge, the quickstart, the DHCP agent
-# command's flag checks). Not part of it: examples/operator and
+# command's flag checks and its run on loopback). Not part of it: examples/operator and
 # examples/operator/controller, examples/provider and examples/internal/kubetest
 # (they start kube-apiserver and etcd), examples/dhcpagent/agent (network
 # namespaces, as root). Fuzz seeds run, fuzzing does not; no -race.
@@ -31,6 +31,11 @@ bench:
 # BASE=<git rev> runs that revision's benchmarks in the same rounds.
 bench-leasestore:
 	./hack/bench-leasestore.sh
+
+# bench-dhcp compares the DHCP agent with Kea under perfdhcp (root; it installs
+# kea-admin and kea-dhcp4-server when missing). Not part of test.
+bench-dhcp:
+	./hack/bench-dhcp.sh
 
 envtest-assets:
 	./hack/envtest-assets.sh
