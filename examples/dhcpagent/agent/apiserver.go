@@ -73,17 +73,20 @@ func (w *IPPoolWatch) Run(ctx context.Context) error {
 			first <- err
 		}
 	}
-	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	reg, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    apply,
 		UpdateFunc: func(_, obj any) { apply(obj) },
 		DeleteFunc: func(obj any) {
 			w.agent.log.Error(nil, "IPPool deleted; serving its last table", "pool", w.namespace+"/"+w.name)
 		},
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	factory.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+	// The registration's HasSynced, not the informer's: it is true once
+	// this handler has seen the initial list, so "first" is decided.
+	if !cache.WaitForCacheSync(ctx.Done(), reg.HasSynced) {
 		return fmt.Errorf("agent: watch IPPool %s/%s: %w", w.namespace, w.name, context.Cause(ctx))
 	}
 	select {
