@@ -1,6 +1,6 @@
 # The README's two commands are `go run ./examples/quickstart` and `make test`;
 # `make unit` is the quick subset beside them.
-.PHONY: test unit generate quickstart bench bench-leasestore bench-capiipam envtest-assets
+.PHONY: test unit generate quickstart bench bench-leasestore bench-capiipam bench-dhcp envtest-assets
 
 # test runs everything CI runs: format and vet checks, race-enabled tests of
 # both modules (fuzz seeds included), short fuzz runs, and the integration
@@ -11,7 +11,8 @@ test:
 # unit runs the tests that need no kube-apiserver/etcd, no network namespace
 # and no root: the root module, and the examples packages whose tests are pure
 # (the shared command flags, the operator's API types, kubebridge, the
-# quickstart, the DHCP agent's and the capiipam command's flag checks). Not
+# quickstart, the DHCP agent command's flag checks and run on loopback, the capiipam
+# command's flag checks). Not
 # part of it: examples/operator and examples/operator/controller,
 # examples/capiipam/controller, examples/provider and examples/internal/kubetest
 # (they start kube-apiserver and etcd), examples/dhcpagent/agent (network
@@ -48,6 +49,11 @@ bench-capiipam:
 	cd examples && GOWORK=off go test -run '^$$' -bench BenchmarkClaim -benchtime 1s -count 3 ./capiipam/controller/
 	cd examples && KUBEBUILDER_ASSETS=$$(../hack/envtest-assets.sh) GOWORK=off \
 		go test -run '^$$' -bench 'BenchmarkSettle|BenchmarkStartup' -benchtime 1x -timeout 60m ./capiipam/controller/
+
+# bench-dhcp compares the DHCP agent with Kea under perfdhcp (root; it installs
+# kea-admin and kea-dhcp4-server when missing). Not part of test.
+bench-dhcp:
+	./hack/bench-dhcp.sh
 
 envtest-assets:
 	./hack/envtest-assets.sh

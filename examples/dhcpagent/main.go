@@ -1,23 +1,35 @@
 // Command dhcpagent serves the DHCPv4 leases of one vmnetkit IPPool.
 //
-// It reads the pool object as JSON from a file (the IPPool as the API server
-// returns it; see agent.Pool), builds the lease table, and answers DISCOVER
-// and REQUEST on one interface. It polls the file and swaps in a new table
-// whenever the content changes, logging the adds, updates and removes.
+// It reads the pool from one of two sources, builds the lease table, and
+// answers DISCOVER, REQUEST and INFORM on one interface, and takes note of
+// DECLINE and RELEASE. Whenever the pool changes it swaps in a new table,
+// logging the adds, updates and removes.
 //
 //	go run ./examples/dhcpagent -pool pool.json -iface eth0
+//	go run ./examples/dhcpagent -kubeconfig ~/.kube/config -ippool default/lab -iface eth0
 //
-// Flags:
+// With -pool, the IPPool object as JSON in a file (kubectl get ippool lab
+// -o json): the file's directory is watched with inotify, so a change, or
+// a new file renamed over it, is loaded at once; -poll is a slow fallback
+// check for file systems that send no events. With -ippool, the IPPool
+// itself from the API server (-kubeconfig, or the in-cluster config when
+// it is empty): an informer restricted to that one object swaps the table
+// on every change, without polling, and each DECLINE is also recorded as
+// a Warning event (reason AddressDeclined) on the IPPool. The agent needs
+// get, list and watch on ippools.network.vmnetkit.dev and create and patch
+// on events.
 //
-//	-pool file       the IPPool JSON (required)
-//	-iface name      the interface to serve (SO_BINDTODEVICE); empty: every interface
-//	-listen addr     the UDP address to listen on (default 0.0.0.0:67)
-//	-poll interval   how often to check the pool file (default 2s)
-//	-v               also log requests that get no reply, and why
+// Run it with -h for the flags. Binding port 67 and an interface needs
+// root or CAP_NET_BIND_SERVICE and CAP_NET_RAW; a receive buffer larger
+// than net.core.rmem_max needs CAP_NET_ADMIN (the agent logs what the
+// kernel granted). The first load must succeed; later bad versions of the
+// pool are logged and the last good table keeps being served.
 //
-// Binding port 67 and an interface needs root or CAP_NET_BIND_SERVICE and
-// CAP_NET_RAW. The first load must succeed; later bad versions of the file
-// are logged and the last good table keeps being served.
+// At the default verbosity it logs what an operator acts on: table swaps
+// and their plans, problems, declines, releases, and a summary every
+// -summary interval (messages received, replies by type, NAKs, declines,
+// releases, drops, the table's resourceVersion and size). -v=1 adds a line
+// per packet.
 package main
 
 import (
@@ -25,61 +37,180 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4/server4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
+	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "dhcpagent:", err)
-		os.Exit(1)
-	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	os.Exit(command.ExitCode("dhcpagent", err, os.Stderr))
 }
 
-func run(args []string) error {
+// config is the parsed command line.
+type config struct {
+	pool, kubeconfig, ippool string
+	namespace, name          string
+	iface                    string
+	listen                   *net.UDPAddr
+	poll, probation, summary time.Duration
+	rcvbuf                   int
+	metricsAddr              string
+	logger                   logr.Logger
+}
+
+func parse(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("dhcpagent", flag.ContinueOnError)
-	pool := fs.String("pool", "", "the IPPool `file` (JSON)")
-	iface := fs.String("iface", "", "the `interface` to serve; empty: every interface")
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: dhcpagent (-pool file | -ippool namespace/name [-kubeconfig file]) [flags]\n\n"+
+			"Serves the DHCPv4 leases of one vmnetkit IPPool. Flags:\n")
+		fs.PrintDefaults()
+	}
+	c := &config{}
+	fs.StringVar(&c.pool, "pool", "", "read the IPPool from this JSON `file` (kubectl get ippool NAME -o json), reloaded as soon as it changes")
+	fs.StringVar(&c.ippool, "ippool", "", "watch this IPPool (`namespace/name`) in the API server instead of reading a file")
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "the kubeconfig `file` for -ippool; empty: the in-cluster config")
+	fs.StringVar(&c.iface, "iface", "", "serve only this network `interface` (SO_BINDTODEVICE); empty: every interface")
 	listen := fs.String("listen", "0.0.0.0:67", "the UDP `address` to listen on")
-	poll := fs.Duration("poll", 2*time.Second, "how often to check the pool file")
-	verbose := fs.Bool("v", false, "also log requests that get no reply")
+	fs.DurationVar(&c.poll, "poll", 30*time.Second, "with -pool: also check the file this often, a fallback for file systems that send no inotify events")
+	fs.DurationVar(&c.probation, "probation", agent.DefaultProbation, "how long an address a client declined (DHCPDECLINE: another host uses it) is not offered again; 0: not held back")
+	fs.DurationVar(&c.summary, "summary", time.Minute, "log a summary of the traffic this often; 0: never")
+	fs.IntVar(&c.rcvbuf, "rcvbuf", 4<<20, "the socket receive buffer to ask for, in `bytes` (SO_RCVBUF, so that bursts wait rather than drop); 0: the kernel's default")
+	fs.StringVar(&c.metricsAddr, "metrics-bind-address", "", "serve Prometheus metrics at /metrics on this `address` (e.g. :9367); empty: no metrics server")
+	logging := command.AddLoggingFlags(fs, stderr)
 	if err := fs.Parse(args); err != nil {
-		return err
+		return nil, err
 	}
-	if *pool == "" {
-		return errors.New("-pool is required")
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if *poll <= 0 {
-		return fmt.Errorf("-poll %s: must be positive", *poll)
+	switch {
+	case c.pool == "" && c.ippool == "":
+		return nil, errors.New("-pool or -ippool is required")
+	case c.pool != "" && c.ippool != "":
+		return nil, errors.New("-pool and -ippool exclude each other")
+	case c.kubeconfig != "" && c.ippool == "":
+		return nil, errors.New("-kubeconfig needs -ippool")
+	}
+	if c.ippool != "" {
+		ns, name, ok := strings.Cut(c.ippool, "/")
+		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+			return nil, fmt.Errorf("-ippool %q: want namespace/name", c.ippool)
+		}
+		c.namespace, c.name = ns, name
+	}
+	if c.poll <= 0 {
+		return nil, fmt.Errorf("-poll %s: must be positive", c.poll)
+	}
+	if c.probation < 0 || c.summary < 0 || c.rcvbuf < 0 {
+		return nil, errors.New("-probation, -summary and -rcvbuf must not be negative")
 	}
 	laddr, err := net.ResolveUDPAddr("udp4", *listen)
 	if err != nil {
-		return fmt.Errorf("-listen %q: %w", *listen, err)
+		return nil, fmt.Errorf("-listen %q: %w", *listen, err)
 	}
+	c.listen = laddr
+	c.logger = logging.Logger()
+	return c, nil
+}
 
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	a := agent.New(log)
-	if _, err := a.LoadFile(*pool); err != nil {
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	c, err := parse(args, stderr)
+	if err != nil {
 		return err
 	}
+	log := c.logger
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 
-	conn, err := server4.NewIPv4UDPConn(*iface, laddr)
-	if err != nil {
-		return fmt.Errorf("listen on %s (interface %q): %w", laddr, *iface, err)
+	opts := []agent.Option{agent.WithLogger(log), agent.WithProbation(c.probation)}
+	var watch *agent.IPPoolWatch
+	if c.ippool != "" {
+		rc, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
+		if err != nil {
+			return fmt.Errorf("kubeconfig: %w", err)
+		}
+		dc, err := dynamic.NewForConfig(rc)
+		if err != nil {
+			return err
+		}
+		kc, err := kubernetes.NewForConfig(rc)
+		if err != nil {
+			return err
+		}
+		recorder, stopEvents := agent.NewEventRecorder(kc)
+		defer stopEvents()
+		opts = append(opts, agent.WithDeclineHook(agent.DeclineEvents(
+			func() *unstructured.Unstructured { return watch.Latest() }, recorder)))
+		a := agent.New(nil, opts...)
+		watch = agent.NewIPPoolWatch(a, dc, c.namespace, c.name)
+		if err := watch.Run(ctx); err != nil {
+			return err
+		}
+		return serve(ctx, c, a, log, nil)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go a.Watch(ctx, *pool, *poll)
+	a := agent.New(nil, opts...)
+	if _, err := a.LoadFile(c.pool); err != nil {
+		return err
+	}
+	return serve(ctx, c, a, log, func(ctx context.Context) { a.Watch(ctx, c.pool, c.poll) })
+}
+
+// serve binds the socket and answers on it until ctx is done, with the
+// pool source, the summary and the metrics server beside it.
+func serve(ctx context.Context, c *config, a *agent.Agent, log logr.Logger, source func(context.Context)) error {
+	conn, err := server4.NewIPv4UDPConn(c.iface, c.listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s (interface %q): %w", c.listen, c.iface, err)
+	}
+	if c.rcvbuf > 0 {
+		granted, err := agent.SetReceiveBuffer(conn, c.rcvbuf)
+		if err != nil {
+			log.Error(err, "socket receive buffer", "asked", c.rcvbuf, "granted", granted)
+		} else {
+			log.Info("socket receive buffer", "asked", c.rcvbuf, "granted", granted)
+		}
+	}
+	if c.metricsAddr != "" {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(a.Collector())
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		ln, err := net.Listen("tcp", c.metricsAddr)
+		if err != nil {
+			conn.Close()
+			return fmt.Errorf("-metrics-bind-address %q: %w", c.metricsAddr, err)
+		}
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go srv.Serve(ln)
+		defer srv.Close()
+		log.Info("metrics", "addr", ln.Addr().String())
+	}
+	if source != nil {
+		go source(ctx)
+	}
+	if c.summary > 0 {
+		go a.Summarize(ctx, c.summary)
+	}
 	return a.Serve(ctx, conn)
 }

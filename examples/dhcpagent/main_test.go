@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 )
 
 // TestRunErrors checks that bad flags and a bad first load stop the
@@ -20,19 +24,46 @@ func TestRunErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no pool", nil, "-pool is required"},
+		{"no pool", nil, "-pool or -ippool is required"},
+		{"both sources", []string{"-pool", bad, "-ippool", "default/lab"}, "-pool and -ippool exclude each other"},
+		{"kubeconfig without ippool", []string{"-pool", bad, "-kubeconfig", "kc"}, "-kubeconfig needs -ippool"},
+		{"ippool without namespace", []string{"-ippool", "lab"}, `-ippool "lab": want namespace/name`},
+		{"ippool with two slashes", []string{"-ippool", "a/b/c"}, `-ippool "a/b/c": want namespace/name`},
 		{"bad poll", []string{"-pool", bad, "-poll", "0s"}, "-poll 0s: must be positive"},
+		{"negative probation", []string{"-pool", bad, "-probation", "-1s"}, "must not be negative"},
 		{"bad listen", []string{"-pool", bad, "-listen", "nowhere"}, `-listen "nowhere"`},
 		{"missing file", []string{"-pool", filepath.Join(dir, "none.json")}, "no such file"},
 		{"invalid pool", []string{"-pool", bad}, `spec.serverIP "": required`},
 		{"unknown flag", []string{"-pol", bad}, "flag provided but not defined"},
+		{"missing kubeconfig", []string{"-ippool", "default/lab", "-kubeconfig", filepath.Join(dir, "none")}, "kubeconfig"},
+		{"arguments", []string{"-pool", bad, "extra"}, `unexpected arguments ["extra"]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := run(tt.args)
+			var stderr bytes.Buffer
+			err := run(context.Background(), tt.args, &stderr)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("run(%q) = %v, want an error containing %q", tt.args, err, tt.want)
 			}
+			if code := command.ExitCode("dhcpagent", err, &stderr); code != 1 {
+				t.Errorf("exit code %d, want 1", code)
+			}
 		})
+	}
+}
+
+// TestHelp checks that -h exits 0 and describes every flag.
+func TestHelp(t *testing.T) {
+	var stderr bytes.Buffer
+	err := run(context.Background(), []string{"-h"}, &stderr)
+	if code := command.ExitCode("dhcpagent", err, &stderr); code != 0 {
+		t.Fatalf("-h: exit code %d (%v), want 0", code, err)
+	}
+	help := stderr.String()
+	for _, flag := range []string{"-pool", "-ippool", "-kubeconfig", "-iface", "-listen", "-poll", "-probation",
+		"-summary", "-rcvbuf", "-metrics-bind-address", "-v", "-vmodule"} {
+		if !strings.Contains(help, "\n  "+flag+" ") && !strings.Contains(help, "\n  "+flag+"\n") {
+			t.Errorf("help does not describe %s:\n%s", flag, help)
+		}
 	}
 }

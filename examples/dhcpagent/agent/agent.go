@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/dhcpv4/server4"
+	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -25,29 +29,97 @@ import (
 // concurrent use: any number of requests may be handled while a load runs,
 // and concurrent loads are serialized.
 type Agent struct {
-	table atomic.Pointer[version]
-	log   *slog.Logger
+	table     atomic.Pointer[version]
+	log       logr.Logger
+	probation *Probation
+	now       func() time.Time
+	onDecline func(Decline)
+	counters  counters
 
 	mu   sync.Mutex // serializes loads, so each plan is against the table it replaces
 	seen fileState  // the pool file as last read, for Watch
 }
 
+// Option configures an Agent made by New.
+type Option func(*Agent)
+
+// WithProbation sets how long a declined address is not offered again
+// (default DefaultProbation; zero or less: a DECLINE is logged and counted
+// but holds nothing).
+func WithProbation(d time.Duration) Option {
+	return func(a *Agent) { a.probation = NewProbation(d) }
+}
+
+// WithClock sets the clock Handle and Respond read to decide probation
+// (default time.Now); tests inject theirs.
+func WithClock(now func() time.Time) Option {
+	return func(a *Agent) { a.now = now }
+}
+
+// WithDeclineHook calls fn for every DECLINE the agent accepts, after it
+// put the address on probation and logged it, on the goroutine that
+// handles the packet: fn must not block (the API-server mode hands it to
+// an event recorder, which queues).
+func WithDeclineHook(fn func(Decline)) Option {
+	return func(a *Agent) { a.onDecline = fn }
+}
+
+// Decline is one DECLINE the agent accepted.
+type Decline struct {
+	Pool  string     // the pool's namespace/name
+	MAC   string     // the client that declined
+	Addr  netip.Addr // the address it declined
+	Until time.Time  // the end of the address's probation
+}
+
 // New returns an Agent with no table (it answers nobody until a load),
-// logging to log (nil: slog.Default()).
-func New(log *slog.Logger) *Agent {
-	if log == nil {
-		log = slog.Default()
+// configured by opts, logging to log's handler: what an operator acts on
+// at slog.LevelInfo, one line per packet at command.Debug (slog level -1,
+// through logr.FromSlogHandler). A nil log discards, unless WithLogger
+// gives a logr.Logger, as the commands do.
+func New(log *slog.Logger, opts ...Option) *Agent {
+	a := &Agent{probation: NewProbation(DefaultProbation), now: time.Now}
+	if log != nil {
+		a.log = logr.FromSlogHandler(log.Handler())
 	}
-	return &Agent{log: log}
+	for _, o := range opts {
+		o(a)
+	}
+	return a
+}
+
+// WithLogger logs to l instead of New's slog.Logger: what an operator
+// acts on at level 0, one line per packet at l.V(command.Debug).
+func WithLogger(l logr.Logger) Option {
+	return func(a *Agent) { a.log = l }
 }
 
 // Table returns the lease table being served, nil before the first load.
 func (a *Agent) Table() *leasestore.Store { return a.table.Load().store() }
 
+// Probation is the set of declined addresses the agent holds back.
+func (a *Agent) Probation() *Probation { return a.probation }
+
+// TableAt is the Table being served with the probation at now: what
+// RespondAt answers from. Before the first load it is the zero Table.
+func (a *Agent) TableAt(now time.Time) Table {
+	v := a.table.Load()
+	if v == nil {
+		return Table{}
+	}
+	t := Table{Leases: v.table, Prefix: v.prefix, Options: v.options}
+	if a.probation.size.Load() > 0 {
+		t.Held = func(addr netip.Addr) bool { _, ok := a.probation.Holds(addr, now); return ok }
+	}
+	return t
+}
+
 // version is one load of the pool: its table, and what its replies have
 // reported of the options they left out (see Respond).
 type version struct {
 	table           *leasestore.Store
+	prefix          netip.Prefix
+	options         *leasestore.Options
 	pool            string
 	resourceVersion string
 	trimmed         atomic.Int64 // replies that left out an option
@@ -76,7 +148,7 @@ type Update struct {
 func (a *Agent) Load(data []byte) (Update, error) {
 	p, err := DecodePool(data)
 	if err != nil {
-		a.log.Error("pool rejected, table unchanged", "err", err)
+		a.log.Error(err, "pool rejected, table unchanged")
 		return Update{}, err
 	}
 	return a.Apply(p)
@@ -93,7 +165,7 @@ func (a *Agent) Apply(p *Pool) (Update, error) {
 
 	spec, opts, problems, err := p.Config()
 	if err != nil {
-		a.log.Error("pool rejected, table unchanged", "pool", p.Name(), "err", err)
+		a.log.Error(err, "pool rejected, table unchanged", "pool", p.Name())
 		return Update{}, err
 	}
 	snap, ipamProblems := ipam.ParseAllocated(spec, p.Status.Allocated)
@@ -104,13 +176,15 @@ func (a *Agent) Apply(p *Pool) (Update, error) {
 	for _, pr := range storeProblems {
 		if errors.Is(pr, ipam.ErrInvalidSpec) { // Config validated it; never serve an empty table for it
 			err := fmt.Errorf("agent: pool %q: %w", p.Name(), pr.Err)
-			a.log.Error("pool rejected, table unchanged", "pool", p.Name(), "err", err)
+			a.log.Error(err, "pool rejected, table unchanged", "pool", p.Name())
 			return Update{}, err
 		}
 		problems = append(problems, pr) // its text names the entry
 	}
 
-	old := a.table.Swap(&version{table: store, pool: p.Name(), resourceVersion: p.Metadata.ResourceVersion})
+	old := a.table.Swap(&version{table: store, prefix: spec.Prefix, options: poolOptions(spec, opts),
+		pool: p.Name(), resourceVersion: p.Metadata.ResourceVersion})
+	a.counters.loads.Add(1)
 	u := Update{Pool: p.Name(), Leases: store.Len(), Plan: leasestore.Diff(old.store(), store), Problems: problems}
 	a.logUpdate(p, u)
 	if old != nil {
@@ -154,25 +228,31 @@ func (a *Agent) logUpdate(p *Pool, u Update) {
 	}
 	for i, pr := range u.Problems {
 		if i == maxLogged {
-			a.log.Warn("more problems not logged", "pool", u.Pool, "count", len(u.Problems)-i)
+			a.log.Info("more problems not logged", "pool", u.Pool, "count", len(u.Problems)-i)
 			break
 		}
-		a.log.Warn("problem", "pool", u.Pool, "err", pr)
+		a.log.Info("problem", "pool", u.Pool, "err", pr.Error())
 	}
 }
 
-// Respond is Reply on the table being served, read once.
+// Respond is RespondAt at the agent's clock's now.
+func (a *Agent) Respond(req *dhcpv4.DHCPv4) (*dhcpv4.DHCPv4, error) {
+	return a.RespondAt(req, a.now())
+}
+
+// RespondAt is ReplyTo on the table being served, read once, with the
+// addresses on probation at now held back.
 //
 // A reply that leaves options out to fit the client's limit (see
 // ReplyWithTrim) is reported once per load of the pool and option: the
-// first reply that cuts an option logs a warning naming the pool version,
+// first reply that cuts an option logs a line naming the pool version,
 // the limit and each option it cut that no earlier reply under this table
 // has reported; later replies are counted, and the count is logged when
 // the table is replaced. A pool whose options do not fit a client is a
 // configuration to fix, not an event per packet.
-func (a *Agent) Respond(req *dhcpv4.DHCPv4) (*dhcpv4.DHCPv4, error) {
+func (a *Agent) RespondAt(req *dhcpv4.DHCPv4, now time.Time) (*dhcpv4.DHCPv4, error) {
 	v := a.table.Load()
-	resp, trim, err := ReplyWithTrim(req, v.store())
+	resp, trim, err := ReplyTo(req, a.TableAt(now))
 	if len(trim.Cuts) > 0 {
 		v.report(a.log, req, trim)
 	}
@@ -181,7 +261,7 @@ func (a *Agent) Respond(req *dhcpv4.DHCPv4) (*dhcpv4.DHCPv4, error) {
 
 // report counts a reply that left out what trim says, and logs the cuts
 // that no reply under v has logged yet.
-func (v *version) report(log *slog.Logger, req *dhcpv4.DHCPv4, trim Trim) {
+func (v *version) report(log logr.Logger, req *dhcpv4.DHCPv4, trim Trim) {
 	v.trimmed.Add(1)
 	if !slices.ContainsFunc(trim.Cuts, func(c Cut) bool { return !v.reported[c.Code].Load() }) {
 		return // the common case, once the first replies have reported
@@ -196,32 +276,97 @@ func (v *version) report(log *slog.Logger, req *dhcpv4.DHCPv4, trim Trim) {
 		}
 	}
 	if len(first) > 0 {
-		log.Warn("reply trimmed to fit the client", "pool", v.pool, "resourceVersion", v.resourceVersion,
+		log.Info("reply trimmed to fit the client", "pool", v.pool, "resourceVersion", v.resourceVersion,
 			"mac", req.ClientHWAddr.String(), "limit", trim.Limit, "cut", strings.Join(first, "; "))
 	}
 }
 
 // Handle is the agent's server4.Handler: it answers m on conn at
-// Destination, and logs each reply (info) and each silence (debug).
+// Destination, or takes note of a DECLINE or RELEASE, and counts each
+// (see Stats).
+//
+// A DECLINE of the client's own address (see Declined) puts the address
+// on probation, is logged at level 0 with the MAC and the address, and is
+// passed to the decline hook; a RELEASE is logged at level 0. Every reply,
+// and every message that gets none and why, is logged at command.Debug.
+// A NAK that cannot be sent to ciaddr is broadcast instead.
 func (a *Agent) Handle(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
-	resp, err := a.Respond(m)
-	if err != nil {
-		a.log.Debug("no reply", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
-			"type", m.MessageType().String(), "reason", err)
+	now := a.now()
+	a.counters.received.Add(1)
+	switch m.MessageType() {
+	case dhcpv4.MessageTypeDecline:
+		a.decline(m, now)
+		return
+	case dhcpv4.MessageTypeRelease:
+		a.release(m, now)
 		return
 	}
+	resp, err := a.RespondAt(m, now)
+	if err != nil {
+		a.counters.drops.Add(1)
+		a.log.V(command.Debug).Info("no reply", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
+			"type", m.MessageType().String(), "reason", err.Error())
+		return
+	}
+	typ := resp.MessageType()
 	dst := Destination(m, resp, peer)
-	if _, err := conn.WriteTo(resp.ToBytes(), dst); err != nil {
-		a.log.Error("send failed", "xid", m.TransactionID.String(), "to", dst.String(), "err", err)
+	b := resp.ToBytes()
+	_, err = conn.WriteTo(b, dst)
+	if err != nil && typ == dhcpv4.MessageTypeNak && !dst.IP.Equal(net.IPv4bcast) && dst.Port == ClientPort {
+		a.log.V(command.Debug).Info("NAK to ciaddr failed, broadcasting it", "xid", resp.TransactionID.String(),
+			"to", dst.String(), "err", err.Error())
+		dst = broadcast()
+		_, err = conn.WriteTo(b, dst)
+	}
+	if err != nil {
+		a.counters.sendErrors.Add(1)
+		a.log.Error(err, "send failed", "xid", m.TransactionID.String(), "to", dst.String())
+		return
+	}
+	a.counters.reply(typ)
+	if !a.log.V(command.Debug).Enabled() {
 		return
 	}
 	attrs := []any{"xid", resp.TransactionID.String(), "mac", resp.ClientHWAddr.String(), "to", dst.String()}
-	if resp.MessageType() == dhcpv4.MessageTypeNak {
+	if typ == dhcpv4.MessageTypeNak {
 		attrs = append(attrs, "reason", resp.Message())
 	} else {
 		attrs = append(attrs, "addr", resp.YourIPAddr.String())
 	}
-	a.log.Info(resp.MessageType().String(), attrs...)
+	a.log.V(command.Debug).Info(typ.String(), attrs...)
+}
+
+// decline puts the address of an accepted DECLINE on probation.
+func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
+	v := a.table.Load()
+	lease, err := Declined(m, a.TableAt(now))
+	if err != nil {
+		a.counters.drops.Add(1)
+		a.log.V(command.Debug).Info("DECLINE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
+			"reason", err.Error())
+		return
+	}
+	until := a.probation.Decline(lease.Addr, now)
+	a.counters.declines.Add(1)
+	d := Decline{Pool: v.pool, MAC: lease.MAC.String(), Addr: lease.Addr, Until: until}
+	a.log.Info("DECLINE: address on probation", "pool", d.Pool, "mac", d.MAC, "addr", d.Addr.String(),
+		"until", until.UTC().Format(time.RFC3339), "message", m.Message())
+	if a.onDecline != nil {
+		a.onDecline(d)
+	}
+}
+
+// release logs an accepted RELEASE.
+func (a *Agent) release(m *dhcpv4.DHCPv4, now time.Time) {
+	lease, err := Released(m, a.TableAt(now))
+	if err != nil {
+		a.counters.drops.Add(1)
+		a.log.V(command.Debug).Info("RELEASE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
+			"reason", err.Error())
+		return
+	}
+	a.counters.releases.Add(1)
+	a.log.Info("RELEASE", "pool", a.table.Load().pool, "mac", lease.MAC.String(), "addr", lease.Addr.String())
 }
 
 // Serve answers DHCPv4 requests on conn until ctx is done or conn fails,
@@ -233,7 +378,7 @@ func (a *Agent) Serve(ctx context.Context, conn net.PacketConn) error {
 	}
 	stop := context.AfterFunc(ctx, func() { srv.Close() })
 	defer stop()
-	a.log.Info("serving", "addr", conn.LocalAddr().String())
+	a.log.Info("serving", "addr", conn.LocalAddr().String(), "probation", a.probation.Period().String())
 	err = srv.Serve()
 	if ctx.Err() != nil && errors.Is(err, net.ErrClosed) {
 		return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"pgregory.net/rapid"
@@ -18,14 +19,21 @@ type modelReply struct {
 
 func (m modelReply) String() string { return m.kind + " " + m.addr.String() }
 
-func modelRespond(table map[string]netip.Addr, mac string, typ dhcpv4.MessageType, sid, requested, ciaddr netip.Addr) modelReply {
+// modelPrefix is the lab pool's prefix: the agent answers REQUESTs and
+// INFORMs for addresses inside it whoever sends them.
+var modelPrefix = netip.MustParsePrefix("10.77.0.0/24")
+
+func modelRespond(table map[string]netip.Addr, held map[netip.Addr]bool, mac string, typ dhcpv4.MessageType, sid, requested, ciaddr netip.Addr) modelReply {
 	lease, ok := table[mac]
-	if !ok {
-		return modelReply{}
-	}
 	switch typ {
+	case dhcpv4.MessageTypeInform:
+		if ciaddr.IsValid() && modelPrefix.Contains(ciaddr) {
+			return modelReply{"ACK", netip.IPv4Unspecified()}
+		}
 	case dhcpv4.MessageTypeDiscover:
-		return modelReply{"OFFER", lease}
+		if ok && !held[lease] {
+			return modelReply{"OFFER", lease}
+		}
 	case dhcpv4.MessageTypeRequest:
 		if sid.IsValid() && sid != serverIP {
 			return modelReply{}
@@ -36,8 +44,8 @@ func modelRespond(table map[string]netip.Addr, mac string, typ dhcpv4.MessageTyp
 		}
 		switch {
 		case !asked.IsValid():
-			return modelReply{}
-		case asked == lease:
+		case !ok && !modelPrefix.Contains(asked):
+		case ok && asked == lease && !held[lease]:
 			return modelReply{"ACK", lease}
 		default:
 			return modelReply{"NAK", netip.IPv4Unspecified()}
@@ -65,9 +73,21 @@ func TestAgentMatchesModel(t *testing.T) {
 		return netip.Addr{}
 	}
 
+	const period = time.Minute
 	rapid.Check(t, func(t *rapid.T) {
-		a := New(quietLogger())
+		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		a := New(nil, WithLogger(quietLogger()), WithProbation(period), WithClock(func() time.Time { return now }))
 		model := map[string]netip.Addr{}
+		until := map[netip.Addr]time.Time{} // declined addresses and the end of their probation
+		heldNow := func() map[netip.Addr]bool {
+			h := map[netip.Addr]bool{}
+			for addr, u := range until {
+				if now.Before(u) {
+					h[addr] = true
+				}
+			}
+			return h
+		}
 		if _, err := a.Apply(labPool(nil)); err != nil {
 			t.Fatal(err)
 		}
@@ -91,6 +111,7 @@ func TestAgentMatchesModel(t *testing.T) {
 			"request": func(t *rapid.T) {
 				mac := rapid.SampledFrom(append(macs, macUnknown)).Draw(t, "mac")
 				typ := rapid.SampledFrom([]dhcpv4.MessageType{
+					dhcpv4.MessageTypeDiscover, dhcpv4.MessageTypeDiscover,
 					dhcpv4.MessageTypeDiscover, dhcpv4.MessageTypeRequest, dhcpv4.MessageTypeRequest,
 					dhcpv4.MessageTypeRelease, dhcpv4.MessageTypeInform,
 				}).Draw(t, "type")
@@ -110,7 +131,7 @@ func TestAgentMatchesModel(t *testing.T) {
 				}
 				resp, err := a.Respond(msg(t, mac, typ, mods...))
 
-				want := modelRespond(model, mac, typ, sid, requested, ciaddr)
+				want := modelRespond(model, heldNow(), mac, typ, sid, requested, ciaddr)
 				var got modelReply
 				if resp != nil {
 					yi, _ := netip.AddrFromSlice(resp.YourIPAddr.To4())
@@ -124,9 +145,38 @@ func TestAgentMatchesModel(t *testing.T) {
 					t.Fatalf("reply for xid %s to %s", resp.TransactionID, resp.ClientHWAddr)
 				}
 			},
+			"decline": func(t *rapid.T) {
+				mac := rapid.SampledFrom(append(macs, macUnknown)).Draw(t, "mac")
+				sid := maybe(t, rapid.SampledFrom([]netip.Addr{serverIP, netip.MustParseAddr("10.77.0.254")}), "server id")
+				requested := maybe(t, genAddr, "requested")
+				mods := []dhcpv4.Modifier{}
+				if sid.IsValid() {
+					mods = append(mods, dhcpv4.WithOption(dhcpv4.OptServerIdentifier(netIP(sid))))
+				}
+				if requested.IsValid() {
+					mods = append(mods, dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(netIP(requested))))
+				}
+				before := a.Stats(now).Declines
+				a.decline(msg(t, mac, dhcpv4.MessageTypeDecline, mods...), now)
+				accepted := a.Stats(now).Declines > before
+				lease, ok := model[mac]
+				want := ok && requested == lease && (!sid.IsValid() || sid == serverIP)
+				if accepted != want {
+					t.Fatalf("DECLINE of %v from %s (server id %v): accepted %v, model %v", requested, mac, sid, accepted, want)
+				}
+				if want {
+					until[lease] = now.Add(period)
+				}
+			},
+			"time passes": func(t *rapid.T) {
+				now = now.Add(rapid.SampledFrom([]time.Duration{time.Second, 30 * time.Second, period - time.Nanosecond, period}).Draw(t, "step"))
+			},
 			"": func(t *rapid.T) {
 				if got := a.Table().Len(); got != len(model) {
 					t.Fatalf("table has %d leases, model %d", got, len(model))
+				}
+				if got, want := a.Probation().Len(now), len(heldNow()); got != want {
+					t.Fatalf("%d addresses on probation, model %d", got, want)
 				}
 			},
 		})

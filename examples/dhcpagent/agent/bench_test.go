@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/netip"
 	"testing"
+
+	"github.com/go-logr/logr"
 )
 
 // benchPool is a /16 pool with n leases.
@@ -22,7 +24,7 @@ func benchPool(n int) *Pool {
 // BenchmarkReply is the agent's per-request work on a 10,000-lease table:
 // the decision and the reply's options, then its wire encoding.
 func BenchmarkReply(b *testing.B) {
-	a := newAgent(b, benchPool(10000), nil)
+	a := newAgent(b, benchPool(10000), logr.Discard())
 	req := discover(b, "52:54:00:00:12:34")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -37,7 +39,7 @@ func BenchmarkReply(b *testing.B) {
 // BenchmarkHandle is Reply plus the destination and the send, on a
 // connection that discards.
 func BenchmarkHandle(b *testing.B) {
-	a := newAgent(b, benchPool(10000), nil)
+	a := newAgent(b, benchPool(10000), logr.Discard())
 	req := discover(b, "52:54:00:00:12:34")
 	conn := &captureConn{}
 	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
@@ -50,7 +52,7 @@ func BenchmarkHandle(b *testing.B) {
 // BenchmarkApply is one reload of a 10,000-lease pool: conversion, ipam
 // parse, leasestore build, diff against the previous table, swap.
 func BenchmarkApply(b *testing.B) {
-	a := newAgent(b, benchPool(10000), nil)
+	a := newAgent(b, benchPool(10000), logr.Discard())
 	p := benchPool(10000)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
@@ -102,7 +103,7 @@ func (c *captureConn) WriteTo(b []byte, addr net.Addr) (int, error) {
 // every reply comes whole from one table version: its address, domain
 // name, name server and lease times all belong to the same version.
 func TestConcurrentSwaps(t *testing.T) {
-	a := newAgent(t, cPool(0), nil)
+	a := newAgent(t, cPool(0), logr.Discard())
 	var started, swaps counter
 	seen := make([]atomic.Int64, cVersions+1) // replies per version
 

@@ -14,21 +14,28 @@ const (
 
 // Destination is where the agent sends resp, its reply to req, which arrived
 // from peer (as server4 reports it: the broadcast address when the client
-// sent from 0.0.0.0). It follows RFC 2131 section 4.1, with one addition
-// for clients that are not on port 68:
+// sent from 0.0.0.0). It follows RFC 2131 section 4.1 as Kea does, with one
+// addition for clients that are not on port 68:
 //
-//  1. giaddr set: to the relay, giaddr port 67.
+//  1. giaddr set: to the relay, giaddr port 67; a NAK asks the relay to
+//     broadcast it (the reply's broadcast flag).
 //  2. peer is a unicast address on a port other than 68: back to peer. A
 //     standard client always sends from port 68, so this is a test or a
 //     probing tool on an ordinary socket; answering at its source is the
 //     only way it can hear the reply.
-//  3. NAK: broadcast, 255.255.255.255 port 68; the client's notion of its
-//     address is wrong, so unicast to it may go nowhere.
-//  4. ciaddr set (RENEWING, REBINDING): unicast to ciaddr port 68.
-//  5. Otherwise broadcast, 255.255.255.255 port 68. RFC 2131 also allows
+//  3. ciaddr set (RENEWING, REBINDING, INFORM): unicast to ciaddr port 68,
+//     a NAK included. RFC 2131 says to broadcast every NAK that does not go
+//     through a relay, but a client in RENEWING holds its address and
+//     need not listen to broadcasts: dhcpcd does not, and keeps a moved
+//     address until REBINDING unless the NAK comes to ciaddr, as Kea sends
+//     it. The agent falls back to the broadcast when the unicast cannot be
+//     sent (see Agent.Handle).
+//  4. Otherwise broadcast, 255.255.255.255 port 68. RFC 2131 also allows
 //     unicast to yiaddr and chaddr when the broadcast bit is clear, but a UDP
 //     socket cannot address a host that has no IP address yet, and every
 //     client accepts the broadcast.
+//
+// It allocates the returned address.
 func Destination(req, resp *dhcpv4.DHCPv4, peer net.Addr) *net.UDPAddr {
 	if gi := ipv4(req.GatewayIPAddr); gi.IsValid() && !gi.IsUnspecified() {
 		return &net.UDPAddr{IP: netIP(gi), Port: ServerPort}
@@ -38,10 +45,10 @@ func Destination(req, resp *dhcpv4.DHCPv4, peer net.Addr) *net.UDPAddr {
 			return &net.UDPAddr{IP: netIP(ip), Port: p.Port}
 		}
 	}
-	if resp.MessageType() != dhcpv4.MessageTypeNak {
-		if ci := ipv4(req.ClientIPAddr); ci.IsValid() && !ci.IsUnspecified() {
-			return &net.UDPAddr{IP: netIP(ci), Port: ClientPort}
-		}
+	if ci := ipv4(req.ClientIPAddr); ci.IsValid() && !ci.IsUnspecified() {
+		return &net.UDPAddr{IP: netIP(ci), Port: ClientPort}
 	}
-	return &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
+	return broadcast()
 }
+
+func broadcast() *net.UDPAddr { return &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort} }

@@ -8,11 +8,19 @@
 // pointer store. Requests read the pointer once, so every reply comes from
 // exactly one table, however often it is swapped.
 //
-// [Reply] is the whole protocol decision as a pure function of a request and a
-// table: DISCOVER gets an OFFER, REQUEST an ACK or a NAK, anything else and any
-// unknown client get no answer. [Destination] decides where a reply is sent
-// (RFC 2131, section 4.1). [Agent] ties them to a server4 socket and a polled
-// pool file.
+// [ReplyTo] is the whole protocol decision as a pure function of a request
+// and a [Table] (the lease table, the served prefix and options, and which
+// addresses are on probation): DISCOVER gets an OFFER, REQUEST an ACK or a
+// NAK (also to a MAC without a lease that asks for an address of the
+// prefix: the agent is authoritative for it), INFORM an ACK with the
+// pool's options; an unknown client's DISCOVER and anything else get no
+// answer. [Declined] and [Released] check a DECLINE and a RELEASE;
+// [Probation] holds declined addresses back for a while, with time as a
+// parameter. [Destination] decides where a reply is sent (RFC 2131, section
+// 4.1, with NAKs to ciaddr as Kea sends them). [Agent] ties them to a
+// server4 socket, counts what it does ([Agent.Stats], [Agent.Collector]
+// for Prometheus), and loads the pool from a watched file ([Agent.Watch])
+// or from the API server ([IPPoolWatch]).
 //
 // A reply is never larger than the client accepts: [ReplyLimit] reads the
 // client's maximum DHCP message size (option 57; 576 bytes, IP and UDP

@@ -23,6 +23,14 @@ var (
 	// address option and no ciaddr), so there is nothing to confirm or deny.
 	ErrNoAddress = errors.New("request names no address")
 	// ErrMessageType: the message type is one the agent does not answer
-	// (RELEASE, DECLINE, INFORM, or a reply type).
+	// (RELEASE, DECLINE, or a reply type), or not the one expected.
 	ErrMessageType = errors.New("message type not answered")
+	// ErrOnProbation: the client's address was declined and is on
+	// probation (see Probation), so it is not offered.
+	ErrOnProbation = errors.New("address on probation after a decline")
+	// ErrNotServed: an INFORM from an address outside the served prefix.
+	ErrNotServed = errors.New("address outside the served prefix")
+	// ErrNotLeased: a DECLINE or RELEASE names an address the table does
+	// not give to that MAC.
+	ErrNotLeased = errors.New("address not leased to this MAC")
 )

@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 
@@ -29,7 +28,7 @@ func ExampleReplyWithTrim() {
 	for i := range 200 {
 		pool.Spec.DNS = append(pool.Spec.DNS, fmt.Sprintf("10.30.%d.%d", i/250, i%250+1))
 	}
-	a := agent.New(slog.New(slog.DiscardHandler))
+	a := agent.New(nil)
 	if _, err := a.Apply(pool); err != nil {
 		panic(err)
 	}

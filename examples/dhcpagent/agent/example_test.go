@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 
@@ -17,7 +16,7 @@ func ExampleReply() {
 	if err != nil {
 		panic(err)
 	}
-	a := agent.New(slog.New(slog.DiscardHandler))
+	a := agent.New(nil)
 	if _, err := a.Load(data); err != nil {
 		panic(err)
 	}
@@ -61,7 +60,7 @@ func ExampleAgent_Apply() {
 	if err != nil {
 		panic(err)
 	}
-	a := agent.New(slog.New(slog.DiscardHandler))
+	a := agent.New(nil)
 	if _, err := a.Load(data); err != nil {
 		panic(err)
 	}

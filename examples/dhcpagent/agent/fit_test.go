@@ -2,10 +2,8 @@ package agent
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/netip"
 	"slices"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
@@ -200,7 +199,7 @@ func mustFit(t *testing.T, resp *dhcpv4.DHCPv4, limit int, typ string) view {
 }
 
 func TestReplyFitsClientMaxMessageSize(t *testing.T) {
-	store := newAgent(t, bigPool(labAllocated(), 300, 200), nil).Table()
+	store := newAgent(t, bigPool(labAllocated(), 300, 200), logr.Discard()).Table()
 	tests := []struct {
 		name  string
 		req   *dhcpv4.DHCPv4
@@ -230,7 +229,7 @@ func TestReplyFitsClientMaxMessageSize(t *testing.T) {
 }
 
 func TestReplyFitsWithHugeRelayAgentInformation(t *testing.T) {
-	store := newAgent(t, bigPool(labAllocated(), 300, 200), nil).Table()
+	store := newAgent(t, bigPool(labAllocated(), 300, 200), logr.Discard()).Table()
 	relay := dhcpv4.WithGatewayIP(net.IPv4(10, 77, 0, 254))
 	tests := []struct {
 		name  string
@@ -302,9 +301,9 @@ func TestReplyLimit(t *testing.T) {
 // get 65 there (260 bytes, two instances: 264), 31 in the file field (126)
 // and 15 in sname (62): 111.
 func TestReplyKeepsByPriority(t *testing.T) {
-	lab := newAgent(t, labPool(labAllocated()), nil).Table()
-	big := newAgent(t, bigPool(labAllocated(), 300, 200), nil).Table()
-	dns70 := newAgent(t, bigPool(labAllocated(), 70, 2), nil).Table()
+	lab := newAgent(t, labPool(labAllocated()), logr.Discard()).Table()
+	big := newAgent(t, bigPool(labAllocated(), 300, 200), logr.Discard()).Table()
+	dns70 := newAgent(t, bigPool(labAllocated(), 70, 2), logr.Discard()).Table()
 	relay := func(n int) dhcpv4.Modifier {
 		return dhcpv4.WithGeneric(dhcpv4.OptionRelayAgentInformation, relayInfo(n)[:n])
 	}
@@ -478,7 +477,7 @@ func checkAgainstLease(t testing.TB, req *dhcpv4.DHCPv4, store *leasestore.Store
 // TestReplyUsesClientMaxMessageSize: a client that advertises 1500 bytes
 // gets more of the pool's options than one that advertises nothing.
 func TestReplyUsesClientMaxMessageSize(t *testing.T) {
-	store := newAgent(t, bigPool(labAllocated(), 300, 200), nil).Table()
+	store := newAgent(t, bigPool(labAllocated(), 300, 200), logr.Discard()).Table()
 	kept := func(req *dhcpv4.DHCPv4) (options, entries int) {
 		resp, err := Reply(req, store)
 		if err != nil {
@@ -513,39 +512,54 @@ func TestReplyUsesClientMaxMessageSize(t *testing.T) {
 	}
 }
 
-// recorder is a slog.Handler that keeps every record, for tests that count
-// log lines.
+// recorder is a logr.LogSink that keeps every line, for tests that count
+// log lines. Its level is "ERROR" for errors, else "INFO" at V(0) and
+// "DEBUG" above.
 type recorder struct {
-	mu      sync.Mutex
-	records []slog.Record
+	mu    sync.Mutex
+	lines []recorded
 }
 
-func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
-func (r *recorder) WithAttrs([]slog.Attr) slog.Handler       { return r }
-func (r *recorder) WithGroup(string) slog.Handler            { return r }
-func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
+type recorded struct {
+	msg   string
+	attrs map[string]string
+}
+
+func (r *recorder) Init(logr.RuntimeInfo)          {}
+func (r *recorder) Enabled(int) bool               { return true }
+func (r *recorder) WithValues(...any) logr.LogSink { return r }
+func (r *recorder) WithName(string) logr.LogSink   { return r }
+func (r *recorder) Info(level int, msg string, kv ...any) {
+	l := "INFO"
+	if level > 0 {
+		l = "DEBUG"
+	}
+	r.add(l, msg, kv)
+}
+func (r *recorder) Error(err error, msg string, kv ...any) {
+	r.add("ERROR", msg, append(kv, "err", fmt.Sprint(err)))
+}
+
+func (r *recorder) add(level, msg string, kv []any) {
+	m := map[string]string{"level": level}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[fmt.Sprint(kv[i])] = fmt.Sprint(kv[i+1])
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.records = append(r.records, rec.Clone())
-	return nil
+	r.lines = append(r.lines, recorded{msg, m})
 }
 
-// lines are the records with message msg, each as its level and
+// linesOf are the lines with message msg, each as its level and
 // attributes.
-func (r *recorder) lines(msg string) []map[string]string {
+func (r *recorder) linesOf(msg string) []map[string]string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []map[string]string
-	for _, rec := range r.records {
-		if rec.Message != msg {
-			continue
+	for _, l := range r.lines {
+		if l.msg == msg {
+			out = append(out, l.attrs)
 		}
-		m := map[string]string{"level": rec.Level.String()}
-		rec.Attrs(func(a slog.Attr) bool {
-			m[a.Key] = a.Value.String()
-			return true
-		})
-		out = append(out, m)
 	}
 	return out
 }
@@ -556,7 +570,7 @@ func (r *recorder) lines(msg string) []map[string]string {
 // counted when the table is replaced.
 func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 	rec := &recorder{}
-	a := New(slog.New(rec))
+	a := New(nil, WithLogger(logr.New(rec)))
 	load := func(p *Pool, rv string) {
 		t.Helper()
 		p.Metadata.ResourceVersion = rv
@@ -587,7 +601,7 @@ func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 
 	load(labPool(labAllocated()), "1")
 	burst(25, small, large)
-	if got := rec.lines(trimmed); len(got) != 0 {
+	if got := rec.linesOf(trimmed); len(got) != 0 {
 		t.Fatalf("the lab pool fits every client, yet: %v", got)
 	}
 
@@ -597,19 +611,19 @@ func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 	}
 	burst(25, small, large)
 	want := []map[string]string{{
-		"level": "WARN", "pool": "default/lab", "resourceVersion": "2", "mac": macA, "limit": "548",
+		"level": "INFO", "pool": "default/lab", "resourceVersion": "2", "mac": macA, "limit": "548",
 		"cut": "6 dns 111/300; 15 domain name dropped; 42 ntp dropped; 119 domain search 0/200",
 	}}
-	got := rec.lines(trimmed)
+	got := rec.linesOf(trimmed)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("trim reports of version 2 after 201 trimmed replies (-want +got):\n%s", diff)
 	}
 
 	// An option no reply has cut under this version is reported once more.
 	burst(5, bigRelay)
-	got = rec.lines(trimmed)
+	got = rec.linesOf(trimmed)
 	wantRelay := map[string]string{
-		"level": "WARN", "pool": "default/lab", "resourceVersion": "2", "mac": macA, "limit": "1472",
+		"level": "INFO", "pool": "default/lab", "resourceVersion": "2", "mac": macA, "limit": "1472",
 		"cut": "82 relay agent info dropped",
 	}
 	if len(got) != len(want)+1 {
@@ -622,13 +636,13 @@ func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 	// A new version reports afresh, and the replaced one's replies are counted.
 	load(bigPool(labAllocated(), 300, 200), "3")
 	if diff := cmp.Diff([]map[string]string{{"level": "INFO", "pool": "default/lab", "resourceVersion": "2", "count": "221"}},
-		rec.lines(counted)); diff != "" {
+		rec.linesOf(counted)); diff != "" {
 		t.Errorf("count of trimmed replies (-want +got):\n%s", diff)
 	}
 	burst(25, small) // concurrent from the start: still one report
-	got = rec.lines(trimmed)
+	got = rec.linesOf(trimmed)
 	want3 := map[string]string{
-		"level": "WARN", "pool": "default/lab", "resourceVersion": "3", "mac": macA, "limit": "548",
+		"level": "INFO", "pool": "default/lab", "resourceVersion": "3", "mac": macA, "limit": "548",
 		"cut": "6 dns 111/300; 15 domain name dropped; 42 ntp dropped; 119 domain search 0/200",
 	}
 	if len(got) != len(want)+2 {
@@ -798,7 +812,7 @@ func FuzzReplyFitsAnyRequest(f *testing.F) {
 	} {
 		f.Add(m.ToBytes())
 	}
-	store := newAgent(f, bigPool(labAllocated(), 300, 200), nil).Table()
+	store := newAgent(f, bigPool(labAllocated(), 300, 200), logr.Discard()).Table()
 	f.Fuzz(func(t *testing.T, b []byte) {
 		req, err := dhcpv4.FromBytes(b)
 		if err != nil {
@@ -837,7 +851,7 @@ func FuzzReplyFitsAnyRequest(f *testing.F) {
 // issue's pool, 300 name servers and 200 search domains, to a client that
 // advertises no maximum message size, packed with and without overload.
 func BenchmarkReplyTrimmed(b *testing.B) {
-	a := newAgent(b, bigPool(labAllocated(), 300, 200), nil)
+	a := newAgent(b, bigPool(labAllocated(), 300, 200), logr.Discard())
 	req := discover(b, macA)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -2,13 +2,13 @@ package agent
 
 import (
 	"encoding/json"
-	"log/slog"
 	"net"
 	"net/netip"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/iana"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
@@ -64,15 +64,12 @@ func movedAllocated() map[string]string {
 	return map[string]string{"10.77.0.20": macA, "10.77.0.11": macB}
 }
 
-func quietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+func quietLogger() logr.Logger { return logr.Discard() }
 
 // newAgent is an agent serving p; the load must have no problems.
-func newAgent(t testing.TB, p *Pool, log *slog.Logger) *Agent {
+func newAgent(t testing.TB, p *Pool, log logr.Logger, opts ...Option) *Agent {
 	t.Helper()
-	if log == nil {
-		log = quietLogger()
-	}
-	a := New(log)
+	a := New(nil, append([]Option{WithLogger(log)}, opts...)...)
 	u, err := a.Apply(p)
 	if err != nil {
 		t.Fatalf("Apply: %v", err)
@@ -85,7 +82,7 @@ func newAgent(t testing.TB, p *Pool, log *slog.Logger) *Agent {
 
 func labStore(t testing.TB, allocated map[string]string) *leasestore.Store {
 	t.Helper()
-	return newAgent(t, labPool(allocated), nil).Table()
+	return newAgent(t, labPool(allocated), logr.Discard()).Table()
 }
 
 func hw(t fataler, mac string) net.HardwareAddr {

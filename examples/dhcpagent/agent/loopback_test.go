@@ -104,8 +104,17 @@ func TestLoopback(t *testing.T) {
 		{name: "known MAC renews", req: renewing(t, macA, addrA), want: ptr(ackView(macA, "10.77.0.10", addrA))},
 		{name: "second MAC discovers", req: discover(t, macB), want: ptr(offerView(macB, addrB))},
 		{name: "unknown MAC discovers: silence", req: discover(t, macUnknown)},
-		{name: "unknown MAC requests: silence", req: selecting(t, macUnknown, serverIP, addrA)},
-		{name: "unknown MAC renews: silence", req: renewing(t, macUnknown, addrA)},
+		{
+			name: "unknown MAC requests an address of the pool: NAK",
+			req:  selecting(t, macUnknown, serverIP, addrA),
+			want: ptr(nakView(macUnknown, "10.77.0.10 is not leased to 52:54:00:ff:ff:ff")),
+		},
+		{
+			name: "unknown MAC renews an address of the pool: NAK",
+			req:  renewing(t, macUnknown, addrA),
+			want: ptr(nakView(macUnknown, "10.77.0.10 is not leased to 52:54:00:ff:ff:ff")),
+		},
+		{name: "unknown MAC renews an address of another network: silence", req: renewing(t, macUnknown, netip.MustParseAddr("192.168.1.7"))},
 		{name: "known MAC selects another server: silence", req: selecting(t, macA, netip.MustParseAddr("10.77.0.254"), addrA)},
 		{
 			name: "moved MAC renews its old address: NAK",

@@ -211,7 +211,7 @@ func TestNetns(t *testing.T) {
 			t.Logf("agent log:\n%s", logs)
 		}
 	})
-	a := New(newTestLogger(logs))
+	a := New(nil, WithLogger(newTestLogger(logs)))
 	if _, err := a.LoadFile(path); err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestNetns(t *testing.T) {
 	t.Logf("moved to %s and renewed %v after the pool file changed; client history: %v",
 		addrA2, time.Since(moved).Round(time.Millisecond), history)
 
-	if log := logs.String(); !strings.Contains(log, "msg=update mac=52:54:00:aa:00:01 from=10.77.0.10 to=10.77.0.20") {
+	if log := logs.String(); !strings.Contains(log, `"update" mac="52:54:00:aa:00:01" from="10.77.0.10" to="10.77.0.20"`) {
 		t.Errorf("agent did not log the update of the moved MAC; log:\n%s", log)
 	}
 }

@@ -157,12 +157,4 @@ func LeaseSeconds(d time.Duration) uint32 {
 	return uint32((d + time.Second - 1) / time.Second)
 }
 
-// serverID is the lease's server identifier, or the zero Addr.
-func serverID(lease leasestore.Lease) netip.Addr {
-	if lease.Options == nil {
-		return netip.Addr{}
-	}
-	return lease.Options.ServerIP
-}
-
 func netIP(a netip.Addr) net.IP { return net.IP(a.AsSlice()) }

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"github.com/go-logr/logr"
 	"net/netip"
 	"os"
 	"strings"
@@ -62,7 +63,7 @@ func TestPoolConfig(t *testing.T) {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
 
-	u, err := New(quietLogger()).Apply(p)
+	u, err := New(nil, WithLogger(quietLogger())).Apply(p)
 	if err != nil || len(u.Problems) > 0 {
 		t.Fatalf("Apply: %v, problems %v", err, u.Problems)
 	}
@@ -118,7 +119,7 @@ func TestPoolConfigErrors(t *testing.T) {
 				t.Errorf("Config error = %v; want one wrapping ipam.ErrInvalidSpec", err)
 			}
 			// A rejected pool leaves the table being served alone.
-			a := newAgent(t, labPool(labAllocated()), nil)
+			a := newAgent(t, labPool(labAllocated()), logr.Discard())
 			before := a.Table()
 			if _, err := a.Apply(p); err == nil {
 				t.Fatal("Apply accepted the pool")
@@ -143,7 +144,7 @@ func TestPoolProblems(t *testing.T) {
 	p.Spec.DNS = []string{"10.77.0.2", "dns.example", "::ffff:10.77.0.3"}
 	p.Spec.NTP = []string{"fd00::3"}
 	logs := &logBuffer{}
-	u, err := New(newTestLogger(logs)).Apply(p)
+	u, err := New(nil, WithLogger(newTestLogger(logs))).Apply(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestPoolProblems(t *testing.T) {
 	if u.Leases != 2 {
 		t.Errorf("%d leases, want 2 (macA and macB)", u.Leases)
 	}
-	if n := strings.Count(logs.String(), "level=WARN msg=problem"); n != len(want) {
+	if n := strings.Count(logs.String(), `] "problem" pool=`); n != len(want) {
 		t.Errorf("logged %d problems, want %d:\n%s", n, len(want), logs)
 	}
 }
@@ -229,7 +230,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`{"spec":{"cidr":"10.0.0.0/31","serverIP":"10.0.0.0","leaseTime":0,"exclude":["10.0.0.1/32"]}}`))
 	f.Add([]byte(`{"spec":{"cidr":"0.0.0.0/0","serverIP":"1.1.1.1","rangeStart":"255.255.255.254"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a := newAgent(t, labPool(labAllocated()), nil)
+		a := newAgent(t, labPool(labAllocated()), logr.Discard())
 		before := a.Table()
 		if _, err := a.Load(data); err != nil && a.Table() != before {
 			t.Fatalf("rejected file %q swapped the table", data)

@@ -10,28 +10,53 @@ import (
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
-// Reply builds the agent's answer to one client message from the lease table
-// store, or returns nil and an error that says why the agent stays silent
-// (one of the Err values of this package, wrapped with the client's MAC
-// once it is known).
-// It does no I/O and keeps no state: the same request and table give the
-// same reply, byte for byte.
+// Reply is [ReplyTo] on [TableOf](store): the lease table alone, with no
+// address on probation.
+func Reply(req *dhcpv4.DHCPv4, store *leasestore.Store) (*dhcpv4.DHCPv4, error) {
+	resp, _, err := ReplyTo(req, TableOf(store))
+	return resp, err
+}
+
+// ReplyWithTrim is [ReplyTo] on [TableOf](store).
+func ReplyWithTrim(req *dhcpv4.DHCPv4, store *leasestore.Store) (*dhcpv4.DHCPv4, Trim, error) {
+	return ReplyTo(req, TableOf(store))
+}
+
+// ReplyTo builds the agent's answer to one client message from the table
+// t, or returns nil and an error that says why the agent stays silent (one
+// of the Err values of this package, wrapped with the client's MAC once it
+// is known). It also returns what the reply left out so that it fits the
+// client's limit: the zero Trim when it left out nothing or there is no
+// reply. It does no I/O, keeps no state and reads no clock: the same
+// request and table give the same reply, byte for byte.
 //
 // The client is identified by its hardware address alone; a client
 // identifier option is copied back (RFC 6842) but never used as a key,
 // because the pool records MACs.
 //
-//   - DISCOVER from a MAC with a lease: an OFFER of the lease's address.
+//   - DISCOVER from a MAC with a lease: an OFFER of the lease's address,
+//     unless that address is on probation (t.Held, after a DECLINE):
+//     nothing.
 //   - REQUEST that names the lease's address (requested IP address option in
-//     SELECTING and INIT-REBOOT, ciaddr in RENEWING and REBINDING): an ACK.
+//     SELECTING and INIT-REBOOT, ciaddr in RENEWING and REBINDING): an ACK,
+//     or a NAK while the address is on probation.
 //   - REQUEST that names any other address: a NAK (RFC 2131, section 4.3.2),
 //     which sends the client back to DISCOVER, where it is offered the
 //     lease's address. The agent never ACKs an address the client did not
 //     ask for: a client in RENEWING keeps using ciaddr whatever yiaddr says.
+//   - REQUEST from a MAC without a lease that names an address inside
+//     t.Prefix: a NAK. The agent is authoritative for the prefix it serves,
+//     so a client whose MAC was removed from the pool learns at its next
+//     renewal that it must stop using the address, rather than keep it
+//     until the lease runs out. An address outside t.Prefix is none of the
+//     agent's business: nothing.
 //   - REQUEST in SELECTING whose server identifier is another server's:
 //     nothing, the client chose that server.
-//   - Anything from a MAC without a lease, and every other message type:
-//     nothing.
+//   - INFORM (RFC 2131 section 4.3.5) from any MAC whose ciaddr lies in
+//     t.Prefix: an ACK with ciaddr echoed, yiaddr zero and the pool's
+//     options (t.Options) but no lease time, renewal or rebinding time.
+//   - DISCOVER from a MAC without a lease, DECLINE and RELEASE (see
+//     [Declined] and [Released]), and every other message type: nothing.
 //
 // OFFER and ACK carry the lease's options (see [LeaseOptions]) as far as
 // the client can receive them: a reply is never longer than [ReplyLimit]
@@ -62,57 +87,74 @@ import (
 // whole entries as RFC 3396 allows; a reply uses overload only when it then
 // keeps more by this order. The mandatory options, 82 and 61 always stay in
 // the options field, where relays and clients that ignore overload look
-// for them. [ReplyWithTrim] also returns what was left out.
-func Reply(req *dhcpv4.DHCPv4, store *leasestore.Store) (*dhcpv4.DHCPv4, error) {
-	resp, _, err := ReplyWithTrim(req, store)
-	return resp, err
-}
-
-// ReplyWithTrim is [Reply], and also returns what the reply left out so
-// that it fits the client's limit: the zero Trim when it left out nothing
-// or there is no reply.
-func ReplyWithTrim(req *dhcpv4.DHCPv4, store *leasestore.Store) (*dhcpv4.DHCPv4, Trim, error) {
-	if store == nil {
-		return nil, Trim{}, ErrNoTable
-	}
-	if req == nil || req.OpCode != dhcpv4.OpcodeBootRequest {
-		return nil, Trim{}, ErrNotRequest
-	}
-	if req.HWType != iana.HWTypeEthernet || len(req.ClientHWAddr) != 6 {
-		return nil, Trim{}, fmt.Errorf("%w: %q", ErrHardwareAddr, req.ClientHWAddr.String())
-	}
-	mac, err := leasestore.MACFrom(req.ClientHWAddr)
+// for them.
+func ReplyTo(req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
+	mac, err := client(req, t)
 	if err != nil {
-		return nil, Trim{}, fmt.Errorf("%w: %v", ErrHardwareAddr, err)
+		return nil, Trim{}, err
 	}
-	lease, ok := store.Lookup(mac)
-	if !ok {
-		return nil, Trim{}, fmt.Errorf("%w: %s", ErrUnknownClient, mac)
+	server := serverOf(t)
+	if !t.Prefix.Addr().Is4() || !server.Is4() {
+		return nil, Trim{}, fmt.Errorf("%w: pool %s, server %s", ErrNotIPv4, t.Prefix, server)
 	}
-	server := serverID(lease)
-	if !lease.Addr.Is4() || !server.Is4() {
+	typ := req.MessageType()
+	if typ == dhcpv4.MessageTypeInform {
+		return inform(req, t, mac)
+	}
+	lease, known := t.Leases.Lookup(mac)
+	if known && !lease.Addr.Is4() {
 		return nil, Trim{}, fmt.Errorf("%w: %s has %s", ErrNotIPv4, mac, lease.Addr)
 	}
 
 	var resp *dhcpv4.DHCPv4
 	var trim Trim
-	switch t := req.MessageType(); t {
+	switch typ {
 	case dhcpv4.MessageTypeDiscover:
+		if !known {
+			return nil, Trim{}, fmt.Errorf("%w: %s", ErrUnknownClient, mac)
+		}
+		if t.held(lease.Addr) {
+			return nil, Trim{}, fmt.Errorf("%w: %s of %s", ErrOnProbation, lease.Addr, mac)
+		}
 		resp, trim = grant(req, lease, dhcpv4.MessageTypeOffer)
 	case dhcpv4.MessageTypeRequest:
 		asked, err := requestedAddr(req, server)
 		if err != nil {
 			return nil, Trim{}, fmt.Errorf("%w: %s", err, mac)
 		}
-		if asked != lease.Addr {
+		switch {
+		case !known && !t.Prefix.Contains(asked):
+			return nil, Trim{}, fmt.Errorf("%w: %s asks for %s, outside %s", ErrUnknownClient, mac, asked, t.Prefix)
+		case !known || asked != lease.Addr:
 			resp, trim = nak(req, server, fmt.Sprintf("%s is not leased to %s", asked, mac))
-		} else {
+		case t.held(asked):
+			resp, trim = nak(req, server, fmt.Sprintf("%s was declined and is on probation", asked))
+		default:
 			resp, trim = grant(req, lease, dhcpv4.MessageTypeAck)
 		}
 	default:
-		return nil, Trim{}, fmt.Errorf("%w: %s from %s", ErrMessageType, t, mac)
+		return nil, Trim{}, fmt.Errorf("%w: %s from %s", ErrMessageType, typ, mac)
 	}
 	return resp, trim, nil
+}
+
+// client checks what every answer needs: a table, a BOOTREQUEST, an
+// Ethernet MAC; and returns the MAC.
+func client(req *dhcpv4.DHCPv4, t Table) (leasestore.MAC, error) {
+	if t.Leases == nil {
+		return leasestore.MAC{}, ErrNoTable
+	}
+	if req == nil || req.OpCode != dhcpv4.OpcodeBootRequest {
+		return leasestore.MAC{}, ErrNotRequest
+	}
+	if req.HWType != iana.HWTypeEthernet || len(req.ClientHWAddr) != 6 {
+		return leasestore.MAC{}, fmt.Errorf("%w: %q", ErrHardwareAddr, req.ClientHWAddr.String())
+	}
+	mac, err := leasestore.MACFrom(req.ClientHWAddr)
+	if err != nil {
+		return leasestore.MAC{}, fmt.Errorf("%w: %v", ErrHardwareAddr, err)
+	}
+	return mac, nil
 }
 
 // requestedAddr is the address a REQUEST asks to confirm, by the client
@@ -145,6 +187,32 @@ func grant(req *dhcpv4.DHCPv4, lease leasestore.Lease, typ dhcpv4.MessageType) (
 	parts = append(parts, echoes(req)...)
 	parts = append(parts, optional...)
 	return resp, fit(resp, parts, ReplyLimit(req))
+}
+
+// inform is the ACK to an INFORM from mac: the pool's options for a client
+// that configured its address itself (RFC 2131 section 4.3.5).
+func inform(req *dhcpv4.DHCPv4, t Table, mac leasestore.MAC) (*dhcpv4.DHCPv4, Trim, error) {
+	ci := ipv4(req.ClientIPAddr)
+	if !ci.IsValid() || ci.IsUnspecified() || !t.Prefix.Contains(ci) {
+		return nil, Trim{}, fmt.Errorf("%w: INFORM from %s with ciaddr %s, outside %s", ErrNotServed, mac, ci, t.Prefix)
+	}
+	resp := header(req)
+	// Table 3: the ACK to an INFORM echoes ciaddr, and yiaddr stays zero.
+	resp.ClientIPAddr = ip4OrZero(req.ClientIPAddr)
+	mandatory, optional := leaseParts(leasestore.Lease{MAC: mac, Addr: ci, Prefix: t.Prefix, Options: t.Options})
+	parts := make([]part, 0, 1+len(mandatory)+2+len(optional))
+	parts = append(parts, messageType(dhcpv4.MessageTypeAck))
+	for _, p := range mandatory {
+		switch p.code {
+		case dhcpv4.OptionIPAddressLeaseTime.Code(), dhcpv4.OptionRenewTimeValue.Code(), dhcpv4.OptionRebindingTimeValue.Code():
+			// RFC 2131 section 4.3.5: the server MUST NOT send a lease time.
+		default:
+			parts = append(parts, p)
+		}
+	}
+	parts = append(parts, echoes(req)...)
+	parts = append(parts, optional...)
+	return resp, fit(resp, parts, ReplyLimit(req)), nil
 }
 
 // nak refuses a REQUEST. It carries only the server identifier and a

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"github.com/go-logr/logr"
 	"net"
 	"net/netip"
 	"testing"
@@ -39,21 +40,44 @@ func TestReply(t *testing.T) {
 			want: nakView(macA, "10.77.0.11 is not leased to 52:54:00:aa:00:01"),
 		},
 		{name: "selecting, another server", req: selecting(t, macA, other, addrA), wantErr: ErrOtherServer},
-		{name: "selecting, unknown", req: selecting(t, macUnknown, serverIP, addrA), wantErr: ErrUnknownClient},
+		{
+			name: "selecting, unknown, our server: authoritative NAK",
+			req:  selecting(t, macUnknown, serverIP, addrA),
+			want: nakView(macUnknown, "10.77.0.10 is not leased to 52:54:00:ff:ff:ff"),
+		},
+		{name: "selecting, unknown, another server", req: selecting(t, macUnknown, other, addrA), wantErr: ErrOtherServer},
 		{name: "init-reboot, lease address", req: initReboot(t, macA, addrA), want: ackView(macA, "0.0.0.0", addrA)},
 		{
 			name: "init-reboot, another address",
 			req:  initReboot(t, macA, netip.MustParseAddr("192.168.1.50")),
 			want: nakView(macA, "192.168.1.50 is not leased to 52:54:00:aa:00:01"),
 		},
-		{name: "init-reboot, unknown", req: initReboot(t, macUnknown, addrA), wantErr: ErrUnknownClient},
+		{
+			name: "init-reboot, unknown, in the prefix: authoritative NAK",
+			req:  initReboot(t, macUnknown, addrA),
+			want: nakView(macUnknown, "10.77.0.10 is not leased to 52:54:00:ff:ff:ff"),
+		},
+		{
+			name:    "init-reboot, unknown, outside the prefix",
+			req:     initReboot(t, macUnknown, netip.MustParseAddr("192.168.1.50")),
+			wantErr: ErrUnknownClient,
+		},
 		{name: "renewing, lease address", req: renewing(t, macA, addrA), want: ackView(macA, "10.77.0.10", addrA)},
 		{
 			name: "renewing, another address",
 			req:  renewing(t, macA, addrA2),
 			want: nakView(macA, "10.77.0.20 is not leased to 52:54:00:aa:00:01"),
 		},
-		{name: "renewing, unknown", req: renewing(t, macUnknown, addrA), wantErr: ErrUnknownClient},
+		{
+			name: "renewing, unknown, in the prefix: authoritative NAK",
+			req:  renewing(t, macUnknown, addrA),
+			want: nakView(macUnknown, "10.77.0.10 is not leased to 52:54:00:ff:ff:ff"),
+		},
+		{
+			name:    "renewing, unknown, outside the prefix",
+			req:     renewing(t, macUnknown, netip.MustParseAddr("192.168.1.50")),
+			wantErr: ErrUnknownClient,
+		},
 		{name: "request naming no address", req: msg(t, macA, dhcpv4.MessageTypeRequest), wantErr: ErrNoAddress},
 		{
 			name: "client identifier and relay info echoed",
@@ -80,7 +104,6 @@ func TestReply(t *testing.T) {
 		},
 		{name: "release", req: msg(t, macA, dhcpv4.MessageTypeRelease, dhcpv4.WithClientIP(netIP(addrA))), wantErr: ErrMessageType},
 		{name: "decline", req: msg(t, macA, dhcpv4.MessageTypeDecline), wantErr: ErrMessageType},
-		{name: "inform", req: msg(t, macA, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(netIP(addrA))), wantErr: ErrMessageType},
 		{name: "no message type", req: msg(t, macA, dhcpv4.MessageTypeNone, dhcpv4.WithoutOption(dhcpv4.OptionDHCPMessageType)), wantErr: ErrMessageType},
 		{
 			name:    "a reply, not a request",
@@ -121,7 +144,7 @@ func TestReplyNoTable(t *testing.T) {
 	if got, err := Reply(discover(t, macA), nil); !errors.Is(err, ErrNoTable) || got != nil {
 		t.Fatalf("Reply on no table = %v, %v; want nil, ErrNoTable", got, err)
 	}
-	if got, err := New(quietLogger()).Respond(discover(t, macA)); !errors.Is(err, ErrNoTable) || got != nil {
+	if got, err := New(nil, WithLogger(quietLogger())).Respond(discover(t, macA)); !errors.Is(err, ErrNoTable) || got != nil {
 		t.Fatalf("Respond before a load = %v, %v; want nil, ErrNoTable", got, err)
 	}
 	if got, err := Reply(nil, labStore(t, labAllocated())); !errors.Is(err, ErrNotRequest) || got != nil {
@@ -199,7 +222,7 @@ func TestReplyOptions(t *testing.T) {
 			p := &Pool{Spec: PoolSpec{IPPoolSpec: v1alpha1.IPPoolSpec{CIDR: "10.77.0.0/24", ServerIP: "10.77.0.2"}}}
 			tt.spec(&p.Spec)
 			p.Status.Allocated = map[string]string{"10.77.0.10": macA} // usable in the /30 too
-			got, err := Reply(discover(t, macA), newAgent(t, p, nil).Table())
+			got, err := Reply(discover(t, macA), newAgent(t, p, logr.Discard()).Table())
 			if err != nil {
 				t.Fatalf("Reply: %v", err)
 			}
@@ -262,7 +285,12 @@ func TestDestination(t *testing.T) {
 		{"from 0.0.0.0: broadcast", discover(t, macA), offer, udp("255.255.255.255:68"), "255.255.255.255:68"},
 		{"renewing: unicast to ciaddr", renewing(t, macA, addrA), offer, udp("10.77.0.10:68"), "10.77.0.10:68"},
 		{"renewing via raw socket from 0.0.0.0: ciaddr", renewing(t, macA, addrA), offer, udp("255.255.255.255:68"), "10.77.0.10:68"},
-		{"NAK to a renewing client: broadcast", renewing(t, macA, addrA), nak, udp("10.77.0.10:68"), "255.255.255.255:68"},
+		{"NAK to a renewing client: unicast to ciaddr, as Kea", renewing(t, macA, addrA), nak, udp("10.77.0.10:68"), "10.77.0.10:68"},
+		{"NAK to a rebinding client (broadcast request): unicast to ciaddr", renewing(t, macA, addrA), nak, udp("255.255.255.255:68"), "10.77.0.10:68"},
+		{"NAK in INIT-REBOOT: broadcast", initReboot(t, macA, addrB), nak, udp("255.255.255.255:68"), "255.255.255.255:68"},
+		{"NAK in SELECTING: broadcast", selecting(t, macA, serverIP, addrB), nak, udp("255.255.255.255:68"), "255.255.255.255:68"},
+		{"relayed NAK with ciaddr: to the relay, not ciaddr", msg(t, macA, dhcpv4.MessageTypeRequest, dhcpv4.WithClientIP(netIP(addrA)), dhcpv4.WithGatewayIP(net.IPv4(10, 0, 0, 1))), nak, udp("10.0.0.1:67"), "10.0.0.1:67"},
+		{"ACK to an INFORM: unicast to ciaddr", msg(t, macUnknown, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(netIP(addrA))), msg(t, macUnknown, dhcpv4.MessageTypeAck), udp("10.77.0.10:68"), "10.77.0.10:68"},
 		{"relayed: to the relay", msg(t, macA, dhcpv4.MessageTypeDiscover, dhcpv4.WithGatewayIP(net.IPv4(10, 0, 0, 1))), offer, udp("10.0.0.1:67"), "10.0.0.1:67"},
 		{"relayed NAK: to the relay", msg(t, macA, dhcpv4.MessageTypeRequest, dhcpv4.WithGatewayIP(net.IPv4(10, 0, 0, 1))), nak, udp("10.0.0.1:67"), "10.0.0.1:67"},
 		{"client on another port: back to it", discover(t, macA), offer, udp("127.0.0.1:40000"), "127.0.0.1:40000"},
@@ -286,14 +314,32 @@ func FuzzReply(f *testing.F) {
 		discover(f, macA), discover(f, macUnknown), selecting(f, macA, serverIP, addrA),
 		selecting(f, macA, serverIP, addrB), initReboot(f, macA, addrA), renewing(f, macA, addrA2),
 		msg(f, macA, dhcpv4.MessageTypeRequest, dhcpv4.WithGatewayIP(net.IPv4(10, 0, 0, 1)), dhcpv4.WithClientIP(netIP(addrB))),
+		msg(f, macUnknown, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(netIP(addrA))),
+		decline(f, macA, addrA),
+		msg(f, macA, dhcpv4.MessageTypeRelease, dhcpv4.WithClientIP(netIP(addrA))),
 	} {
 		f.Add(m.ToBytes())
 	}
 	store := labStore(f, labAllocated())
+	empty := newAgent(f, labPool(nil), quietLogger()).TableAt(time.Time{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		req, err := dhcpv4.FromBytes(b)
 		if err != nil {
 			return
+		}
+		// The other decisions take any message too, without a panic, and
+		// a table with every address held or with no lease answers at
+		// most what the full one does.
+		Declined(req, TableOf(store))
+		Released(req, TableOf(store))
+		held := TableOf(store)
+		held.Held = func(netip.Addr) bool { return true }
+		if resp, _, _ := ReplyTo(req, held); resp != nil && resp.MessageType() == dhcpv4.MessageTypeOffer {
+			t.Fatalf("OFFER of %s with every address on probation", resp.YourIPAddr)
+		}
+		if resp, _, _ := ReplyTo(req, empty); resp != nil && resp.MessageType() != dhcpv4.MessageTypeNak &&
+			!(resp.MessageType() == dhcpv4.MessageTypeAck && resp.YourIPAddr.IsUnspecified()) {
+			t.Fatalf("%s of %s from a table without leases", resp.MessageType(), resp.YourIPAddr)
 		}
 		resp, err := Reply(req, store)
 		if (resp == nil) == (err == nil) {

@@ -5,14 +5,16 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/netip"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
+	"github.com/vmnetkit/vmnetkit/examples/internal/command"
+	"k8s.io/klog/v2/textlogger"
 )
 
 // view is a DHCPv4 message in comparable, readable form: every header field
@@ -131,6 +133,8 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-func newTestLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+// newTestLogger logs everything, per-packet lines included, to w in the
+// command's format.
+func newTestLogger(w io.Writer) logr.Logger {
+	return textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(w), textlogger.Verbosity(command.Debug)))
 }

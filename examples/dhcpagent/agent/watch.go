@@ -5,7 +5,10 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 // racyWindow is how long after a file's modification time its stat
@@ -51,23 +54,53 @@ func (a *Agent) LoadFile(path string) (Update, error) {
 	return u, err
 }
 
-// Watch polls the pool file at path every interval until ctx is done, and
-// loads it whenever its content changes. A poll reads the file only when
-// stat shows a new file, size or modification time, or when the last read
-// was too close to the modification time to trust them (see racyWindow);
-// it loads what it read only when the SHA-256 differs from the last
-// version. Loading is deterministic, so content that failed to load is not
-// retried until it changes; a file that cannot be read is logged once and
-// polled on. Either way the table being served stays as it is. Write the
-// file by renaming a complete new one over it: a half-written file fails to
-// decode, and is read again once it is complete. Watch returns ctx.Err().
+// Watch loads the pool file at path whenever its content changes, until
+// ctx is done, and returns ctx.Err(). It watches the file's directory with
+// inotify (fsnotify), so a change is loaded as soon as it is written, and a
+// writer that renames a new file over the old one (as editors and
+// kubectl-driven scripts do) is seen too; as a fallback for file systems
+// that send no events (NFS, some container mounts) it also checks every
+// interval. When the directory cannot be watched it logs why and checks
+// every interval only.
+//
+// A check reads the file only when stat shows a new file, size or
+// modification time, or when the last read was too close to the
+// modification time to trust them (see racyWindow); it loads what it read
+// only when the SHA-256 differs from the last version. Loading is
+// deterministic, so content that failed to load is not retried until it
+// changes; a file that cannot be read is logged once and checked on.
+// Either way the table being served stays as it is. Write the file by
+// renaming a complete new one over it: a half-written file fails to
+// decode, and is read again once it is complete.
 func (a *Agent) Watch(ctx context.Context, path string, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	w, err := fsnotify.NewWatcher()
+	if err == nil {
+		defer w.Close()
+		err = w.Add(filepath.Dir(path))
+	}
+	if err != nil {
+		a.log.Error(err, "cannot watch the pool file's directory; checking it every interval only",
+			"path", path, "interval", interval.String())
+	} else {
+		events, errs = w.Events, w.Errors
+	}
+	// A change between the first load and the watch's start is caught here.
+	a.poll(path)
+	name := filepath.Clean(path)
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case e := <-events:
+			if filepath.Clean(e.Name) == name {
+				a.poll(path)
+			}
+		case err := <-errs:
+			a.log.Error(err, "pool file watch", "path", path)
 		case <-t.C:
 			a.poll(path)
 		}
@@ -95,7 +128,7 @@ func (a *Agent) poll(path string) {
 	}
 	if err != nil {
 		if msg := err.Error(); msg != seen.readErr {
-			a.log.Error("pool file unreadable, table unchanged", "path", path, "err", err)
+			a.log.Error(err, "pool file unreadable, table unchanged", "path", path)
 			seen.readErr = msg
 			a.setSeen(seen)
 		}

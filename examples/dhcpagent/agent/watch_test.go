@@ -2,9 +2,12 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +23,7 @@ func TestPoll(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pool.json")
 	logs := &logBuffer{}
-	a := New(newTestLogger(logs))
+	a := New(nil, WithLogger(newTestLogger(logs)))
 
 	mtime := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	write := func(p *Pool, raw string) {
@@ -74,10 +77,10 @@ func TestPoll(t *testing.T) {
 		if got := addrOf(macA); got != s.wantAddr {
 			t.Errorf("%s: macA at %s, want %s", s.name, got, s.wantAddr)
 		}
-		if got := count("msg=\"table swapped\""); got != s.swaps {
+		if got := count("\"table swapped\""); got != s.swaps {
 			t.Errorf("%s: %d swaps logged, want %d", s.name, got, s.swaps)
 		}
-		if got := count("level=ERROR"); got != s.errors {
+		if got := len(errorLine.FindAllString(logs.String(), -1)); got != s.errors {
 			t.Errorf("%s: %d errors logged, want %d", s.name, got, s.errors)
 		}
 	}
@@ -91,7 +94,7 @@ func TestPoll(t *testing.T) {
 func TestWatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pool.json")
 	writePoolFile(t, path, labPool(labAllocated()))
-	a := New(quietLogger())
+	a := New(nil, WithLogger(quietLogger()))
 	if _, err := a.LoadFile(path); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +126,7 @@ func TestWatch(t *testing.T) {
 func TestPollRacy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pool.json")
 	writePoolFile(t, path, labPool(labAllocated()))
-	a := New(quietLogger())
+	a := New(nil, WithLogger(quietLogger()))
 	if _, err := a.LoadFile(path); err != nil {
 		t.Fatal(err)
 	}
@@ -150,4 +153,56 @@ func TestPollRacy(t *testing.T) {
 	if l, ok := a.Table().Lookup(leasestore.MustParseMAC(macA)); !ok || l.Addr != addrA2 {
 		t.Fatalf("macA at %v (found %v) after a same-size, same-time rewrite; want %s", l.Addr, ok, addrA2)
 	}
+}
+
+// errorLine matches the start of an error line of klog's text format.
+var errorLine = regexp.MustCompile(`(?m)^E\d{4} `)
+
+// TestWatchNotify checks that Watch loads a change as soon as it is
+// written, with the fallback check an hour away: by inotify on the
+// directory, for a new file renamed over the pool file (as editors and
+// writePoolFile do) and for a write in place.
+func TestWatchNotify(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pool.json")
+	writePoolFile(t, path, labPool(labAllocated()))
+	a := New(nil, WithLogger(quietLogger()))
+	if _, err := a.LoadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Watch(ctx, path, time.Hour) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	waitFor := func(what string, want netip.Addr) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			if l, ok := a.Table().Lookup(leasestore.MustParseMAC(macA)); ok && l.Addr == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: macA not at %s within 5s, with no poll due for an hour", what, want)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	// Other files in the directory do not matter.
+	if err := os.WriteFile(filepath.Join(dir, "other"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writePoolFile(t, path, labPool(movedAllocated()))
+	waitFor("renamed over", addrA2)
+
+	data, err := json.Marshal(labPool(labAllocated()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("written in place", addrA)
 }

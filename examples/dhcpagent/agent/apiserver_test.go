@@ -1,0 +1,171 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
+	"github.com/vmnetkit/vmnetkit/leasestore"
+)
+
+// ippoolObject is the lab pool as the operator's IPPool object, with
+// status.allocated set to allocated.
+func ippoolObject(t *testing.T, name string, allocated map[string]string) *unstructured.Unstructured {
+	t.Helper()
+	p := labPool(allocated)
+	obj := map[string]any{
+		"apiVersion": IPPoolResource.GroupVersion().String(),
+		"kind":       "IPPool",
+		"metadata":   map[string]any{"name": name, "namespace": "default"},
+	}
+	spec, err := json.Marshal(p.Spec.IPPoolSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s map[string]any
+	if err := json.Unmarshal(spec, &s); err != nil {
+		t.Fatal(err)
+	}
+	s["network"] = "lab"
+	s["leaseTime"] = "10m"
+	obj["spec"] = s
+	return &unstructured.Unstructured{Object: obj}
+}
+
+// setAllocated writes status.allocated of the IPPool through the status
+// subresource, as the operator does.
+func setAllocated(t *testing.T, ctx context.Context, c dynamic.ResourceInterface, name string, allocated map[string]string) {
+	t.Helper()
+	u, err := c.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]any{}
+	for k, v := range allocated {
+		m[k] = v
+	}
+	if err := unstructured.SetNestedField(u.Object, m, "status", "allocated"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateStatus(ctx, u, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIPPoolWatch runs the agent's API-server mode against a real
+// kube-apiserver and etcd: the first version of the IPPool loads before
+// Run returns; a status change reaches the table through the watch (the
+// informer has no resync and nothing polls); a DECLINE becomes a Warning
+// event on the IPPool.
+func TestIPPoolWatch(t *testing.T) {
+	cfg := kubetest.Start(t, filepath.Join("..", "..", "operator", "config", "crd"))
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	pools := dc.Resource(IPPoolResource).Namespace("default")
+	for _, name := range []string{"lab", "lab-other"} { // the other pool must not reach the table
+		if _, err := pools.Create(ctx, ippoolObject(t, name, nil), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setAllocated(t, ctx, pools, "lab", labAllocated())
+	setAllocated(t, ctx, pools, "lab-other", map[string]string{"10.77.0.30": macA})
+
+	logs := &logBuffer{}
+	recorder, stopEvents := NewEventRecorder(kc)
+	defer stopEvents()
+	var w *IPPoolWatch
+	a := New(nil, WithLogger(newTestLogger(logs)), WithDeclineHook(DeclineEvents(func() *unstructured.Unstructured { return w.Latest() }, recorder)))
+	w = NewIPPoolWatch(a, dc, "default", "lab")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("agent log:\n%s", logs)
+		}
+	})
+	if err := w.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	addrOf := func() string {
+		l, ok := a.Table().Lookup(leasestore.MustParseMAC(macA))
+		if !ok {
+			return "none"
+		}
+		return l.Addr.String()
+	}
+	if got := addrOf(); got != "10.77.0.10" {
+		t.Fatalf("after Run: macA at %s, want 10.77.0.10", got)
+	}
+
+	start := time.Now()
+	setAllocated(t, ctx, pools, "lab", movedAllocated())
+	for addrOf() != "10.77.0.20" {
+		if ctx.Err() != nil {
+			t.Fatalf("the status change did not reach the table; macA at %s", addrOf())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("status change reached the table in %v", time.Since(start).Round(time.Millisecond))
+	setAllocated(t, ctx, pools, "lab-other", map[string]string{"10.77.0.31": macA})
+	setAllocated(t, ctx, pools, "lab", map[string]string{"10.77.0.11": macB}) // macA removed
+	for addrOf() != "none" {
+		if ctx.Err() != nil {
+			t.Fatalf("the removal did not reach the table; macA at %s", addrOf())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if s := a.Stats(time.Now()); s.Pool != "default/lab" || s.Loads != 3 {
+		t.Errorf("served %s after %d loads, want default/lab after 3 (the other pool's changes are not seen)", s.Pool, s.Loads)
+	}
+
+	// A DECLINE of macB's address becomes an event on the IPPool.
+	a.Handle(&recordingConn{}, nil, decline(t, macB, addrB, dhcpv4.WithOption(dhcpv4.OptMessage("arp conflict"))))
+	var events *corev1.EventList
+	for {
+		events, err = kc.CoreV1().Events("default").List(ctx, metav1.ListOptions{
+			FieldSelector: fields.OneTermEqualSelector("reason", "AddressDeclined").String(),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events.Items) > 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no AddressDeclined event")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e := events.Items[0]
+	lab, err := pools.Get(ctx, "lab", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%s %s/%s %s uid=%v", e.Type, e.InvolvedObject.Kind, e.InvolvedObject.Name, e.InvolvedObject.APIVersion,
+		e.InvolvedObject.UID == lab.GetUID())
+	if want := "Warning IPPool/lab network.vmnetkit.dev/v1alpha1 uid=true"; got != want {
+		t.Errorf("event on %s, want %s", got, want)
+	}
+	if !strings.HasPrefix(e.Message, "client 52:54:00:aa:00:02 declined 10.77.0.11 ") || e.Source.Component != "dhcpagent" {
+		t.Errorf("event message %q from %q", e.Message, e.Source.Component)
+	}
+}

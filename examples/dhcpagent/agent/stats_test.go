@@ -1,0 +1,164 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// handleMix sends one of each kind of traffic through a's handler: an
+// OFFER, an ACK, a NAK, an INFORM's ACK, a silence, a DECLINE and a RELEASE.
+func handleMix(t *testing.T, a *Agent) {
+	t.Helper()
+	conn := &recordingConn{}
+	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
+	for _, m := range []*dhcpv4.DHCPv4{
+		discover(t, macA),
+		selecting(t, macA, serverIP, addrA),
+		renewing(t, macA, addrA2),
+		msg(t, macUnknown, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(netIP(addrA2))),
+		discover(t, macUnknown),
+		decline(t, macB, addrB),
+		msg(t, macA, dhcpv4.MessageTypeRelease, dhcpv4.WithClientIP(netIP(addrA))),
+	} {
+		a.Handle(conn, peer, m)
+	}
+}
+
+func TestCollector(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := labPool(labAllocated())
+	p.Metadata.ResourceVersion = "42"
+	a := newAgent(t, p, quietLogger(), WithClock(func() time.Time { return now }))
+	handleMix(t, a)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(a.Collector())
+	want := `
+# HELP dhcpagent_declines_total DECLINEs accepted: the address went on probation.
+# TYPE dhcpagent_declines_total counter
+dhcpagent_declines_total 1
+# HELP dhcpagent_drops_total Client messages that got no reply, and DECLINEs and RELEASEs not accepted.
+# TYPE dhcpagent_drops_total counter
+dhcpagent_drops_total 1
+# HELP dhcpagent_leases Leases in the table being served.
+# TYPE dhcpagent_leases gauge
+dhcpagent_leases 2
+# HELP dhcpagent_probation_addresses Declined addresses on probation.
+# TYPE dhcpagent_probation_addresses gauge
+dhcpagent_probation_addresses 1
+# HELP dhcpagent_received_total Client messages handled.
+# TYPE dhcpagent_received_total counter
+dhcpagent_received_total 7
+# HELP dhcpagent_releases_total RELEASEs accepted.
+# TYPE dhcpagent_releases_total counter
+dhcpagent_releases_total 1
+# HELP dhcpagent_replies_total Replies sent, by DHCP message type (an ACK to an INFORM is an ACK).
+# TYPE dhcpagent_replies_total counter
+dhcpagent_replies_total{type="ACK"} 2
+dhcpagent_replies_total{type="NAK"} 1
+dhcpagent_replies_total{type="OFFER"} 1
+# HELP dhcpagent_send_errors_total Replies the socket refused.
+# TYPE dhcpagent_send_errors_total counter
+dhcpagent_send_errors_total 0
+# HELP dhcpagent_table_info The pool and resourceVersion of the table being served (value 1).
+# TYPE dhcpagent_table_info gauge
+dhcpagent_table_info{pool="default/lab",resource_version="42"} 1
+# HELP dhcpagent_table_loads_total Lease tables swapped in.
+# TYPE dhcpagent_table_loads_total counter
+dhcpagent_table_loads_total 1
+`
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.PanicOnError}).
+		ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if diff := cmp.Diff(strings.TrimPrefix(want, "\n"), rec.Body.String()); diff != "" {
+		t.Errorf("/metrics (-want +got):\n%s", diff)
+	}
+}
+
+// TestSummarize checks the summary lines: each counts what happened since
+// the last, so together they count everything once, and each names the
+// table being served.
+func TestSummarize(t *testing.T) {
+	logs := &logBuffer{}
+	p := labPool(labAllocated())
+	p.Metadata.ResourceVersion = "42"
+	a := newAgent(t, p, newLevel0Logger(logs))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Summarize(ctx, 20*time.Millisecond) }()
+	// Summarize counts from when it starts: send the traffic after its
+	// first line, so that the test knows it has started.
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(logs.String(), `"summary"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no summary line within 10s; log:\n%s", logs)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	handleMix(t, a)
+
+	want := map[string]int{"received": 7, "offers": 1, "acks": 2, "naks": 1, "declines": 1, "releases": 1, "drops": 1, "sendErrors": 0}
+	line := regexp.MustCompile(`"summary" interval="20ms" received=(\d+) offers=(\d+) acks=(\d+) naks=(\d+) declines=(\d+) releases=(\d+) drops=(\d+) sendErrors=(\d+) pool="default/lab" resourceVersion="42" leases=2 loads=1 onProbation=1\n`)
+	names := []string{"received", "offers", "acks", "naks", "declines", "releases", "drops", "sendErrors"}
+	for {
+		got := map[string]int{}
+		for _, m := range line.FindAllStringSubmatch(logs.String(), -1) {
+			for i, name := range names {
+				n, _ := strconv.Atoi(m[i+1])
+				got[name] += n
+			}
+		}
+		if cmp.Equal(want, got) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("summary lines add up to %v within 10s, want %v; log:\n%s", got, want, logs)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Errorf("Summarize = %v, want context.Canceled", err)
+	}
+}
+
+// TestNewSlog checks the slog front of New: level 0 lines at slog's Info,
+// per-packet lines only when the handler takes levels below Info.
+func TestNewSlog(t *testing.T) {
+	tests := []struct {
+		name      string
+		level     slog.Level
+		wantOffer bool
+	}{
+		{name: "info", level: slog.LevelInfo, wantOffer: false},
+		{name: "debug", level: slog.LevelDebug, wantOffer: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out logBuffer
+			a := New(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: tt.level})))
+			if _, err := a.Apply(labPool(labAllocated())); err != nil {
+				t.Fatal(err)
+			}
+			a.Handle(&recordingConn{}, &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}, discover(t, macA))
+			log := out.String()
+			if !strings.Contains(log, `level=INFO msg="table swapped" pool=default/lab`) {
+				t.Errorf("no table swap at INFO:\n%s", log)
+			}
+			if got := strings.Contains(log, "msg=OFFER"); got != tt.wantOffer {
+				t.Errorf("OFFER line logged %v, want %v:\n%s", got, tt.wantOffer, log)
+			}
+		})
+	}
+}

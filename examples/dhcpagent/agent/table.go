@@ -1,0 +1,77 @@
+package agent
+
+import (
+	"net/netip"
+
+	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/leasestore"
+)
+
+// Table is what one answer is decided from: the lease table, and the
+// pool-wide facts that answer clients without a lease (an authoritative
+// NAK, an INFORM). The zero Table has no lease table; every answer from
+// it is [ErrNoTable].
+type Table struct {
+	Leases *leasestore.Store
+	// Prefix is the served prefix: a REQUEST for an address inside it is
+	// answered even from a MAC without a lease, an INFORM only from inside it.
+	Prefix netip.Prefix
+	// Options are the pool's options as its leases carry them; INFORM
+	// replies carry them, and Options.ServerIP is the server identifier.
+	Options *leasestore.Options
+	// Held reports whether an address is on probation after a DECLINE
+	// (see [Probation]); nil holds none. It is a function, not a clock, so
+	// that ReplyTo stays pure: the caller decides what "now" is.
+	Held func(netip.Addr) bool
+}
+
+// TableOf is the Table of store alone, as far as store tells: the prefix
+// and options of its first lease, and no address on probation. A store
+// without leases gives a Table whose Prefix is invalid, which answers no
+// one. It does not allocate.
+func TableOf(store *leasestore.Store) Table {
+	t := Table{Leases: store}
+	if store == nil {
+		return t
+	}
+	for l := range store.All() {
+		t.Prefix, t.Options = l.Prefix, l.Options
+		break
+	}
+	return t
+}
+
+func (t Table) held(a netip.Addr) bool { return t.Held != nil && t.Held(a) }
+
+// serverOf is t's server identifier, or the zero Addr.
+func serverOf(t Table) netip.Addr {
+	if t.Options == nil {
+		return netip.Addr{}
+	}
+	return t.Options.ServerIP
+}
+
+// poolOptions are opts as leasestore.Build serves them in a table of spec:
+// with what Build drops (and reports) dropped. The Store does not expose
+// its options, and a table may hold no lease to read them from, so this
+// builds a one-lease table of the same spec and options and reads them
+// from its lease.
+func poolOptions(spec ipam.Spec, opts leasestore.Options) *leasestore.Options {
+	pool, err := ipam.New(ipam.Spec{Prefix: spec.Prefix})
+	if err != nil {
+		return &leasestore.Options{}
+	}
+	const probe = "02:00:00:00:00:00" // any MAC: the lease is never served
+	addr, err := pool.Allocate(probe)
+	if err != nil {
+		return &leasestore.Options{}
+	}
+	store, _ := leasestore.Build(ipam.Snapshot{
+		Spec:        ipam.Spec{Prefix: spec.Prefix},
+		Allocations: []ipam.Allocation{{Addr: addr, Owner: probe}},
+	}, opts)
+	if l, ok := store.Lookup(leasestore.MustParseMAC(probe)); ok && l.Options != nil {
+		return l.Options
+	}
+	return &leasestore.Options{}
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/insomniacslk/dhcp/dhcpv4"
+)
+
+// syncBuffer is a bytes.Buffer safe for the command's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+const testPool = `{
+  "metadata": {"name": "lab", "namespace": "default", "resourceVersion": "7"},
+  "spec": {"cidr": "10.20.0.0/24", "serverIP": "10.20.0.2", "router": "10.20.0.1", "leaseTime": "1h"},
+  "status": {"allocated": {"10.20.0.10": "52:54:00:aa:bb:01", "10.20.0.11": "52:54:00:aa:bb:02"}}
+}`
+
+// TestRunServes runs the command on loopback (an unprivileged port; no
+// interface binding): it loads the pool file, reports the receive buffer
+// the kernel granted, answers a DISCOVER, serves the metrics, logs a
+// summary and no per-packet line at the default verbosity, and stops
+// cleanly when its context ends.
+func TestRunServes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pool.json")
+	if err := os.WriteFile(path, []byte(testPool), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-pool", path, "-listen", "127.0.0.1:0", "-metrics-bind-address", "127.0.0.1:0",
+			"-summary", "50ms", "-rcvbuf", "1048576"}, &stderr)
+	}()
+	defer func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run = %v after its context ended, want nil", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("run did not return within 10s of its context ending")
+		}
+	}()
+	find := func(re *regexp.Regexp) []string {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if m := re.FindStringSubmatch(stderr.String()); m != nil {
+				return m
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no line matching %s within 10s; log:\n%s", re, stderr.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	serving := find(regexp.MustCompile(`"serving" addr="([^"]+)"`))[1]
+	metrics := find(regexp.MustCompile(`"metrics" addr="([^"]+)"`))[1]
+	find(regexp.MustCompile(`"socket receive buffer" asked=1048576 granted=[1-9]\d*`))
+
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	mac, _ := net.ParseMAC("52:54:00:aa:bb:01")
+	discover, err := dhcpv4.NewDiscovery(mac)
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := net.ResolveUDPAddr("udp4", serving)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.WriteToUDP(discover.ToBytes(), server); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 1500)
+	n, err := conn.Read(buf)
+	if err != nil {
+		t.Fatalf("no reply to the DISCOVER: %v", err)
+	}
+	offer, err := dhcpv4.FromBytes(buf[:n])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if offer.MessageType() != dhcpv4.MessageTypeOffer || offer.YourIPAddr.String() != "10.20.0.10" {
+		t.Errorf("reply %s of %s, want OFFER of 10.20.0.10", offer.MessageType(), offer.YourIPAddr)
+	}
+
+	resp, err := http.Get("http://" + metrics + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"dhcpagent_leases 2\n", `dhcpagent_replies_total{type="OFFER"} 1` + "\n",
+		`dhcpagent_table_info{pool="default/lab",resource_version="7"} 1` + "\n"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
+	find(regexp.MustCompile(`"summary" interval="50ms" received=1 offers=1 `))
+	if strings.Contains(stderr.String(), `"OFFER"`) {
+		t.Errorf("a per-packet line at the default verbosity:\n%s", stderr.String())
+	}
+}
