@@ -69,15 +69,21 @@ func (s claimSet) settled(t testing.TB, c client.Client) int {
 	return n
 }
 
-// waitSettled waits until every claim has an addressRef, then checks that
-// no address is held twice, that each claim's IPAddress is its own, of its
-// pool's family, and that each pool counts them.
+// waitSettled waits until every claim has an addressRef, then checks them
+// (check).
 func (s claimSet) waitSettled(t testing.TB, c client.Client, timeout time.Duration) {
 	t.Helper()
 	eventually(t, timeout, fmt.Sprintf("all %d claims settled", s.n), func() (bool, string) {
 		n := s.settled(t, c)
 		return n == s.n, fmt.Sprintf("%d settled", n)
 	})
+	s.check(t, c)
+}
+
+// check checks that no address is held twice, that each claim's IPAddress
+// is its own, of its pool's family, and that each pool counts them.
+func (s claimSet) check(t testing.TB, c client.Client) {
+	t.Helper()
 	addrs := checkUnique(t, c, s.ns)
 	if len(addrs) != s.n {
 		t.Errorf("%d IPAddresses, want %d", len(addrs), s.n)
