@@ -125,12 +125,21 @@ func TestConcurrentClaims(t *testing.T) {
 	ns := createNamespace(t, c, "concurrent")
 	s := newClaimSet(t, c, ns, n)
 	startManager(t, cfg, ns, "epoch-concurrent", nil)
+	calls := readAPICalls(t, cfg)
 	start := time.Now()
 	s.createAll(t, c, 0, n)
 	created := time.Since(start)
 	s.waitSettled(t, c, 10*time.Minute)
-	t.Logf("%d claims: created in %v, all settled %v after the first create (%.0f claims/s)",
-		n, created.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), n/time.Since(start).Seconds())
+	// Each pool's counts are written at most once a second (countsDelay)
+	// whatever the number of claims, plus the writes of CacheReady.
+	after := readAPICalls(t, cfg)
+	writes := after["PUT vmnetippools/status"] - calls["PUT vmnetippools/status"] +
+		after["PUT globalvmnetippools/status"] - calls["PUT globalvmnetippools/status"]
+	if limit := 2 * (time.Since(start).Seconds() + 5); writes > limit {
+		t.Errorf("%.0f pool status writes for %d claims in %v, want at most %.0f (one a second a pool)", writes, n, time.Since(start).Round(time.Second), limit)
+	}
+	t.Logf("%d claims: created in %v, all settled and checked %v after the first create; %.0f pool status writes",
+		n, created.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), writes)
 }
 
 // TestRestartMidway: the manager stops while claims are being served; a new
