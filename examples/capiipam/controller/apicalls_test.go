@@ -14,7 +14,9 @@ import (
 )
 
 // apiCalls is the API server's request count by "VERB resource[/subresource]"
-// (apiserver_request_total), read from its /metrics.
+// (apiserver_request_total), and the seconds it spent on them under
+// "seconds VERB resource[/subresource]" (apiserver_request_duration_seconds_sum),
+// read from its /metrics.
 type apiCalls map[string]float64
 
 // readAPICalls reads the API server's request counts.
@@ -33,10 +35,11 @@ func readAPICalls(t testing.TB, cfg *rest.Config) apiCalls {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.HasPrefix(line, "apiserver_request_total{") {
+		metric, rest, ok := strings.Cut(line, "{")
+		if !ok || (metric != "apiserver_request_total" && metric != "apiserver_request_duration_seconds_sum") {
 			continue
 		}
-		labels, value, ok := strings.Cut(strings.TrimPrefix(line, "apiserver_request_total{"), "} ")
+		labels, value, ok := strings.Cut(rest, "} ")
 		if !ok {
 			continue
 		}
@@ -53,23 +56,28 @@ func readAPICalls(t testing.TB, cfg *rest.Config) apiCalls {
 		if l["subresource"] != "" {
 			key += "/" + l["subresource"]
 		}
+		if metric == "apiserver_request_duration_seconds_sum" {
+			key = "seconds " + key
+		}
 		calls[key] += v
 	}
 	return calls
 }
 
-// perClaim returns the calls made between before and c, per claim, as
-// sorted text for the resources named.
+// perClaim returns the calls made between before and c, per claim, with
+// the mean time the API server took for each, as sorted text for the
+// resources named.
 func (c apiCalls) perClaim(before apiCalls, claims int, resources ...string) string {
 	var parts []string
 	for k, v := range c {
 		d := v - before[k]
-		if d <= 0 {
+		if d <= 0 || strings.HasPrefix(k, "seconds ") {
 			continue
 		}
 		for _, r := range resources {
 			if strings.HasSuffix(strings.Split(k, "/")[0], " "+r) {
-				parts = append(parts, fmt.Sprintf("%s %.2f", k, d/float64(claims)))
+				mean := (c["seconds "+k] - before["seconds "+k]) / d
+				parts = append(parts, fmt.Sprintf("%s %.2f (%.0fms)", k, d/float64(claims), 1000*mean))
 			}
 		}
 	}
