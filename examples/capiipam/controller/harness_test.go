@@ -92,6 +92,12 @@ type manager struct {
 // (and cluster-scoped pools). t.Cleanup stops it.
 func startManager(t testing.TB, cfg *rest.Config, ns, epoch string, now func() time.Time) *manager {
 	t.Helper()
+	return startManagerN(t, cfg, ns, epoch, now, 16)
+}
+
+// startManagerN is startManager reconciling workers claims at once.
+func startManagerN(t testing.TB, cfg *rest.Config, ns, epoch string, now func() time.Time, workers int) *manager {
+	t.Helper()
 	m := &manager{epoch: epoch, done: make(chan error, 1)}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
@@ -123,7 +129,7 @@ func startManager(t testing.TB, cfg *rest.Config, ns, epoch string, now func() t
 		Epoch:               epoch,
 		Now:                 now,
 		RetryWaiting:        250 * time.Millisecond,
-		MaxConcurrentClaims: 16,
+		MaxConcurrentClaims: workers,
 		SkipNameValidation:  true,
 	}); err != nil {
 		t.Fatal(err)
