@@ -58,6 +58,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		namespace       = fs.String("namespace", "", "watch only this namespace (default: all)")
 		epoch           = fs.String("epoch", "", "this process's cache epoch (default: random; set only in tests)")
 		concurrency     = fs.Int("concurrent-claims", 8, "IPAddressClaims reconciled at once")
+		qps             = fs.Float64("kube-api-qps", -1, "client-side limit of API requests a second; negative: none (the API server's priority and fairness limits)")
+		burst           = fs.Int("kube-api-burst", 0, "client-side burst of API requests above -kube-api-qps (default: twice it)")
 	)
 	logConfig := textlogger.NewConfig(textlogger.Output(stderr))
 	logConfig.AddFlags(fs) // -v, -vmodule
@@ -74,15 +76,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 	}
-	var (
-		cfg *rest.Config
-		err error
-	)
-	if *kubeconfig != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", *kubeconfig)
-	} else {
-		cfg, err = ctrl.GetConfig()
-	}
+	cfg, err := restConfig(*kubeconfig, float32(*qps), *burst)
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
 	}
@@ -111,4 +105,30 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	ctrl.Log.WithName("capiipam").Info("starting", "epoch", ep, "leaderElection", *leaderElect)
 	return mgr.Start(ctx)
+}
+
+// restConfig loads the kubeconfig at path (or, when path is empty,
+// $KUBECONFIG, the in-cluster config, ~/.kube/config) with a client-side
+// limit of qps requests a second, and burst above it (0: 2*qps); a
+// negative qps sets none. A kubeconfig file alone would get client-go's
+// default of 5 requests a second, and a claim costs five: the provider
+// would settle one claim a second, whatever the API server can take.
+func restConfig(path string, qps float32, burst int) (*rest.Config, error) {
+	var (
+		cfg *rest.Config
+		err error
+	)
+	if path != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", path)
+	} else {
+		cfg, err = ctrl.GetConfig()
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = qps, burst
+	if qps > 0 && burst <= 0 {
+		cfg.Burst = int(2 * qps)
+	}
+	return cfg, nil
 }

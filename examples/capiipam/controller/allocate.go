@@ -145,6 +145,15 @@ func (r *claimReconciler) commit(ctx context.Context, key poolKey, e *poolEntry,
 		e.mu.Unlock()
 		return false, nil
 	}
+	// The commit is a write of the IPAddress itself, not only the claim's
+	// status write that follows, because its resourceVersion is what the
+	// loser's delete above takes as a precondition: in a split brain,
+	// another process may have adopted this IPAddress (AlreadyExists),
+	// listed it alone and committed it while this one lists a rival
+	// created since; its delete must then fail. A claim status write
+	// cannot be a precondition of the IPAddress's delete, so making it the
+	// commit point (saving this call) would let a committed address be
+	// deleted and handed out again.
 	controllerutil.AddFinalizer(ip, AddressFinalizer)
 	if err := r.client.Update(ctx, ip); err != nil {
 		return false, err

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
@@ -28,11 +30,22 @@ func plainAddress(ns, pool string, i int, a netip.Addr) *ipamv1.IPAddress {
 	}
 }
 
-// BenchmarkSettle measures, against the test API server, the rate at which
-// 2,000 claims created at once (16 writers) settle, and the rate at which
-// the same API server takes 2,000 IPAddress creates from a plain client (16
-// writers): the physical limit of one object per claim. The ratio is
-// claims/s over creates/s, from one run. Run it with -benchtime 1x.
+// BenchmarkSettle measures, against the test API server and from one run,
+// the rate at which 2,000 claims created at once (16 writers, half on an
+// IPv4 pool, half on an IPv6 pool) settle, against two physical limits with
+// the same parallelism (16 writers):
+//
+//   - creates/s: 2,000 IPAddress creates from a plain client, one write per
+//     claim (the limit the goal of issue 14 names);
+//   - floor/s: the same 2,000 claims created and answered by a plain client
+//     making only the writes the contract needs (create the claim, as the
+//     measured run does, then patch its finalizer, create its IPAddress,
+//     patch its status with addressRef and Ready): no allocation, no cache,
+//     no guard against a split brain.
+//
+// The ratios are claims/s over each, with 16 claims reconciled at once;
+// claims32/s is the provider's rate with 32 (more in flight does not help
+// an API server already at its limit). Run it with -benchtime 1x.
 func BenchmarkSettle(b *testing.B) {
 	const n = 2000
 	cfg := apiServer(b)
@@ -47,19 +60,135 @@ func BenchmarkSettle(b *testing.B) {
 		}
 		creates := n / time.Since(start).Seconds()
 
-		ns = createNamespace(b, c, "bench-settle")
-		s := newClaimSet(b, c, ns, n)
-		m := startManager(b, cfg, ns, "epoch-bench-settle", nil)
-		waitCacheReady(b, c, &v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}, m.epoch)
+		ns = createNamespace(b, c, "bench-floor")
+		fs := newClaimSet(b, c, ns, n)
+		calls := readAPICalls(b, cfg)
+		pools := []client.Object{&v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: fs.globalPool}}}
+		get(b, c, pools[0])
+		get(b, c, pools[1])
+		answered := watchSettled(b, cfg, ns, n) // the provider phases' watch, for the same load
 		start = time.Now()
-		s.createAll(b, c, 0, n)
-		s.waitSettled(b, c, 15*time.Minute)
-		claims := n / time.Since(start).Seconds()
-		m.stop()
+		if err := inParallel(n, 16, func(i int) error { return fs.answerPlainly(c, pools[i%2], i) }); err != nil {
+			b.Fatal(err)
+		}
+		<-answered
+		floor := n / time.Since(start).Seconds()
+		b.Logf("plain client, API calls per claim: %s", readAPICalls(b, cfg).perClaim(calls, n, "ipaddressclaims", "ipaddresses"))
+		if got := fs.settled(b, c); got != n {
+			b.Fatalf("plain client: %d claims settled, want %d", got, n)
+		}
+
+		claims := settleRate(b, cfg, c, n, 16)
+		claims32 := settleRate(b, cfg, c, n, 32)
 		b.ReportMetric(creates, "creates/s")
+		b.ReportMetric(floor, "floor/s")
 		b.ReportMetric(claims, "claims/s")
 		b.ReportMetric(claims/creates, "claims/creates")
+		b.ReportMetric(claims/floor, "claims/floor")
+		b.ReportMetric(claims32, "claims32/s")
 	}
+}
+
+// settleRate creates n claims at once (16 writers) while a provider
+// reconciling workers claims at once answers them, checks them, and returns
+// the claims settled per second.
+func settleRate(b *testing.B, cfg *rest.Config, c client.Client, n, workers int) float64 {
+	ns := createNamespace(b, c, "bench-settle")
+	s := newClaimSet(b, c, ns, n)
+	m := startManagerN(b, cfg, ns, "epoch-bench-settle", nil, workers)
+	waitCacheReady(b, c, &v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}, m.epoch)
+	waitCacheReady(b, c, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: s.globalPool}}, m.epoch)
+	settled := watchSettled(b, cfg, ns, n)
+	calls := readAPICalls(b, cfg)
+	start := time.Now()
+	s.createAll(b, c, 0, n)
+	select {
+	case <-settled:
+	case <-time.After(15 * time.Minute):
+		b.Fatalf("%d of %d claims settled after 15m", s.settled(b, c), n)
+	}
+	rate := float64(n) / time.Since(start).Seconds()
+	b.Logf("provider, %d claims reconciled at once, API calls per claim: %s", workers,
+		readAPICalls(b, cfg).perClaim(calls, n, "ipaddressclaims", "ipaddresses", "vmnetippools", "globalvmnetippools"))
+	s.check(b, c)
+	m.stop()
+	return rate
+}
+
+// watchSettled returns a channel closed once n claims of ns have an
+// addressRef, as a watch shows them: the time is not rounded up to a poll,
+// and the API server does not list every claim again and again.
+func watchSettled(t testing.TB, cfg *rest.Config, ns string, n int) <-chan struct{} {
+	t.Helper()
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Watch(context.Background(), &ipamv1.IPAddressClaimList{}, client.InNamespace(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer w.Stop()
+		seen := map[string]bool{}
+		for ev := range w.ResultChan() {
+			if claim, ok := ev.Object.(*ipamv1.IPAddressClaim); ok && claim.Status.AddressRef.Name != "" {
+				seen[claim.Name] = true
+			}
+			if len(seen) == n {
+				close(done)
+				return
+			}
+		}
+	}()
+	return done
+}
+
+// answerPlainly creates the i-th claim and answers it as the contract
+// requires and nothing more: the claim's finalizer, its IPAddress (the
+// provider's object: both owners, address i of its pool), its
+// status. It is the physical limit of the contract: four writes, no read.
+// pool is the claim's pool as read.
+func (s claimSet) answerPlainly(c client.Client, pool client.Object, i int) error {
+	ctx := context.Background()
+	claim := s.claim(i)
+	if err := c.Create(ctx, claim); err != nil {
+		return err
+	}
+	before := claim.DeepCopy()
+	controllerutil.AddFinalizer(claim, controller.ClaimFinalizer)
+	if err := c.Patch(ctx, claim, client.MergeFrom(before)); err != nil {
+		return err
+	}
+	// Address i/2 of the pool past its gateway: distinct, no allocator.
+	a, prefix, gateway := netip.MustParseAddr("10.64.0.0"), int32(18), "10.64.0.1"
+	if i%2 == 1 {
+		a, prefix, gateway = netip.MustParseAddr("fd00:64::"), 64, "fd00:64::1"
+	}
+	for range i/2 + 2 {
+		a = a.Next()
+	}
+	ip := plainAddress(s.ns, claim.Spec.PoolRef.Name, i, a)
+	ip.Name, ip.Spec.ClaimRef.Name, ip.Spec.PoolRef = claim.Name, claim.Name, claim.Spec.PoolRef
+	ip.Spec.Prefix, ip.Spec.Gateway = &prefix, gateway
+	ip.Labels = nil // the address label serves the provider's split-brain guard, not the contract
+	if err := controllerutil.SetControllerReference(claim, ip, scheme); err != nil {
+		return err
+	}
+	if err := controllerutil.SetOwnerReference(pool, ip, scheme, controllerutil.WithBlockOwnerDeletion(true)); err != nil {
+		return err
+	}
+	if err := c.Create(ctx, ip); err != nil {
+		return err
+	}
+	before = claim.DeepCopy()
+	claim.Status.AddressRef = ipamv1.IPAddressReference{Name: ip.Name}
+	claim.Status.Conditions = []metav1.Condition{{
+		Type: ipamv1.IPAddressClaimReadyCondition, Status: metav1.ConditionTrue, Reason: controller.ReasonAllocated,
+		Message: fmt.Sprintf("%s/%d", a, *ip.Spec.Prefix), LastTransitionTime: metav1.Now(),
+	}}
+	return c.Status().Patch(ctx, claim, client.MergeFrom(before))
 }
 
 // BenchmarkStartup measures the time from a manager's start to its pool

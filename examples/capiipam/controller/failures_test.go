@@ -179,8 +179,6 @@ func TestPoolAddressesChange(t *testing.T) {
 	})
 }
 
-func metaOf(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
-
 // TestInvalidPool: a pool whose spec does not parse says why in CacheReady
 // (the field as written), and its claims wait with PoolNotReady.
 func TestInvalidPool(t *testing.T) {

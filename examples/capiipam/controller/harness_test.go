@@ -4,7 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -22,7 +27,58 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
+
+// One kube-apiserver for the package's integration tests, started by the
+// first test that needs it (the pure tests run without it), with this
+// provider's CRDs and Cluster API's IPAddressClaim, IPAddress and Cluster
+// CRDs (CRDPaths and crdErr are set by TestMain).
+var (
+	env    kubetest.Shared
+	crdErr error
+)
+
+func TestMain(m *testing.M) {
+	var capi []string
+	capi, crdErr = clusterAPICRDs()
+	env.CRDPaths = append(capi, filepath.Join("..", "config", "crd"))
+	os.Exit(kubetest.Main(m, &env))
+}
+
+// apiServer returns the shared API server's admin config, starting it on
+// first use. It fails t (never skips) when the binaries or Cluster API's
+// CRDs are missing.
+func apiServer(t testing.TB) *rest.Config {
+	t.Helper()
+	if crdErr != nil {
+		t.Fatal(crdErr)
+	}
+	return env.Config(t)
+}
+
+// clusterAPICRDs returns the CRD manifests of IPAddressClaim, IPAddress
+// and Cluster from the sigs.k8s.io/cluster-api module this package is
+// built with (in the module cache), so the tests install exactly the
+// schema of the Go types they use.
+func clusterAPICRDs() ([]string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
+	if err != nil {
+		return nil, fmt.Errorf("find the sigs.k8s.io/cluster-api module: go list -m: %w", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "bases")
+	var files []string
+	for _, f := range []string{"ipam.cluster.x-k8s.io_ipaddressclaims.yaml", "ipam.cluster.x-k8s.io_ipaddresses.yaml", "cluster.x-k8s.io_clusters.yaml"} {
+		p := filepath.Join(dir, f)
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("Cluster API CRD: %w", err)
+		}
+		files = append(files, p)
+	}
+	return files, nil
+}
+
+var scheme = kubetest.NewScheme(v1alpha1.AddToScheme, ipamv1.AddToScheme, clusterv1.AddToScheme)
 
 // manager is one running provider process.
 type manager struct {
@@ -35,6 +91,12 @@ type manager struct {
 // startManager runs the provider with epoch, watching namespace ns only
 // (and cluster-scoped pools). t.Cleanup stops it.
 func startManager(t testing.TB, cfg *rest.Config, ns, epoch string, now func() time.Time) *manager {
+	t.Helper()
+	return startManagerN(t, cfg, ns, epoch, now, 16)
+}
+
+// startManagerN is startManager reconciling workers claims at once.
+func startManagerN(t testing.TB, cfg *rest.Config, ns, epoch string, now func() time.Time, workers int) *manager {
 	t.Helper()
 	m := &manager{epoch: epoch, done: make(chan error, 1)}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
@@ -67,7 +129,7 @@ func startManager(t testing.TB, cfg *rest.Config, ns, epoch string, now func() t
 		Epoch:               epoch,
 		Now:                 now,
 		RetryWaiting:        250 * time.Millisecond,
-		MaxConcurrentClaims: 16,
+		MaxConcurrentClaims: workers,
 		SkipNameValidation:  true,
 	}); err != nil {
 		t.Fatal(err)
@@ -142,18 +204,6 @@ func never(t testing.TB, d time.Duration, what string, cond func() (bool, string
 	}
 }
 
-func poolRef(kind, name string) ipamv1.IPPoolReference {
-	return ipamv1.IPPoolReference{APIGroup: v1alpha1.GroupVersion.Group, Kind: kind, Name: name}
-}
-
-func newPool(ns, name string, spec v1alpha1.PoolSpec) *v1alpha1.VMNetIPPool {
-	return &v1alpha1.VMNetIPPool{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: spec}
-}
-
-func newClaim(ns, name string, ref ipamv1.IPPoolReference) *ipamv1.IPAddressClaim {
-	return &ipamv1.IPAddressClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: ipamv1.IPAddressClaimSpec{PoolRef: ref}}
-}
-
 func create(t testing.TB, c client.Client, objs ...client.Object) {
 	t.Helper()
 	for _, o := range objs {
@@ -172,17 +222,6 @@ func get(t testing.TB, c client.Client, o client.Object) bool {
 	return err == nil
 }
 
-// readyCondition returns the claim's Ready condition, if any.
-func readyCondition(c *ipamv1.IPAddressClaim) (metav1.Condition, bool) {
-	for _, cond := range c.Status.Conditions {
-		if cond.Type == ipamv1.IPAddressClaimReadyCondition {
-			return cond, true
-		}
-	}
-	return metav1.Condition{}, false
-}
-
-// waitAddress waits until claim ns/name has an addressRef and returns its
 // IPAddress.
 func waitAddress(t testing.TB, c client.Client, ns, name string) *ipamv1.IPAddress {
 	t.Helper()
@@ -275,16 +314,4 @@ func inParallel(n, workers int, f func(i int) error) error {
 	close(next)
 	wg.Wait()
 	return first
-}
-
-// statusText prints a pool status for failure messages.
-func statusText(s v1alpha1.PoolStatus) string {
-	out := fmt.Sprintf("epoch %q", s.CacheEpoch)
-	if s.Addresses != nil {
-		out += fmt.Sprintf(" %+v", *s.Addresses)
-	}
-	for _, c := range s.Conditions {
-		out += fmt.Sprintf(" %s=%s/%s(%s)", c.Type, c.Status, c.Reason, c.Message)
-	}
-	return out
 }

@@ -69,15 +69,21 @@ func (s claimSet) settled(t testing.TB, c client.Client) int {
 	return n
 }
 
-// waitSettled waits until every claim has an addressRef, then checks that
-// no address is held twice, that each claim's IPAddress is its own, of its
-// pool's family, and that each pool counts them.
+// waitSettled waits until every claim has an addressRef, then checks them
+// (check).
 func (s claimSet) waitSettled(t testing.TB, c client.Client, timeout time.Duration) {
 	t.Helper()
 	eventually(t, timeout, fmt.Sprintf("all %d claims settled", s.n), func() (bool, string) {
 		n := s.settled(t, c)
 		return n == s.n, fmt.Sprintf("%d settled", n)
 	})
+	s.check(t, c)
+}
+
+// check checks that no address is held twice, that each claim's IPAddress
+// is its own, of its pool's family, and that each pool counts them.
+func (s claimSet) check(t testing.TB, c client.Client) {
+	t.Helper()
 	addrs := checkUnique(t, c, s.ns)
 	if len(addrs) != s.n {
 		t.Errorf("%d IPAddresses, want %d", len(addrs), s.n)
@@ -119,12 +125,21 @@ func TestConcurrentClaims(t *testing.T) {
 	ns := createNamespace(t, c, "concurrent")
 	s := newClaimSet(t, c, ns, n)
 	startManager(t, cfg, ns, "epoch-concurrent", nil)
+	calls := readAPICalls(t, cfg)
 	start := time.Now()
 	s.createAll(t, c, 0, n)
 	created := time.Since(start)
 	s.waitSettled(t, c, 10*time.Minute)
-	t.Logf("%d claims: created in %v, all settled %v after the first create (%.0f claims/s)",
-		n, created.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), n/time.Since(start).Seconds())
+	// Each pool's counts are written at most once a second (countsDelay)
+	// whatever the number of claims, plus the writes of CacheReady.
+	after := readAPICalls(t, cfg)
+	writes := after["PUT vmnetippools/status"] - calls["PUT vmnetippools/status"] +
+		after["PUT globalvmnetippools/status"] - calls["PUT globalvmnetippools/status"]
+	if limit := 2 * (time.Since(start).Seconds() + 5); writes > limit {
+		t.Errorf("%.0f pool status writes for %d claims in %v, want at most %.0f (one a second a pool)", writes, n, time.Since(start).Round(time.Second), limit)
+	}
+	t.Logf("%d claims: created in %v, all settled and checked %v after the first create; %.0f pool status writes",
+		n, created.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), writes)
 }
 
 // TestRestartMidway: the manager stops while claims are being served; a new

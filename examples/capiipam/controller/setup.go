@@ -172,8 +172,8 @@ func newPool(kind string) func() v1alpha1.Pool {
 }
 
 // addressEvents keeps the in-memory pools in step with the informer's
-// IPAddresses of one pool kind, and requeues the pool (for its counts,
-// and to let a deleted pool go).
+// IPAddresses of one pool kind, and requeues the pool after countsDelay
+// (for its counts, and to let a deleted pool go).
 type addressEvents struct {
 	kind  string
 	cache *poolCache
@@ -220,8 +220,17 @@ func (h addressEvents) seen(obj client.Object, exists bool, q queue) {
 			e.mu.Unlock()
 		}
 	}
-	q.Add(reconcile.Request{NamespacedName: key.name()})
+	q.AddAfter(reconcile.Request{NamespacedName: key.name()}, countsDelay)
 }
+
+// countsDelay is how long an IPAddress event waits before it requeues its
+// pool. Events of one pool within it become one reconcile (the queue keeps
+// one entry per pool, at its earliest time), so a burst of claims costs
+// each pool one read and one status write per countsDelay instead of
+// nearly one per claim; the counts, and the release of a deleted pool's
+// finalizer, lag by as much. Allocation does not wait on it: the claim
+// reconciler updates the in-memory pool itself.
+const countsDelay = time.Second
 
 // claimsOfPool maps a pool of kind to the claims that name it.
 func claimsOfPool(c client.Client, kind string) handler.MapFunc {

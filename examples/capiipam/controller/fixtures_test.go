@@ -1,0 +1,48 @@
+package controller_test
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+)
+
+// Objects the tests create and read, and their text in failure messages.
+
+func poolRef(kind, name string) ipamv1.IPPoolReference {
+	return ipamv1.IPPoolReference{APIGroup: v1alpha1.GroupVersion.Group, Kind: kind, Name: name}
+}
+
+func newPool(ns, name string, spec v1alpha1.PoolSpec) *v1alpha1.VMNetIPPool {
+	return &v1alpha1.VMNetIPPool{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: spec}
+}
+
+func newClaim(ns, name string, ref ipamv1.IPPoolReference) *ipamv1.IPAddressClaim {
+	return &ipamv1.IPAddressClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: ipamv1.IPAddressClaimSpec{PoolRef: ref}}
+}
+
+// readyCondition returns the claim's Ready condition, if any.
+func readyCondition(c *ipamv1.IPAddressClaim) (metav1.Condition, bool) {
+	for _, cond := range c.Status.Conditions {
+		if cond.Type == ipamv1.IPAddressClaimReadyCondition {
+			return cond, true
+		}
+	}
+	return metav1.Condition{}, false
+}
+
+// statusText prints a pool status for failure messages.
+func statusText(s v1alpha1.PoolStatus) string {
+	out := fmt.Sprintf("epoch %q", s.CacheEpoch)
+	if s.Addresses != nil {
+		out += fmt.Sprintf(" %+v", *s.Addresses)
+	}
+	for _, c := range s.Conditions {
+		out += fmt.Sprintf(" %s=%s/%s(%s)", c.Type, c.Status, c.Reason, c.Message)
+	}
+	return out
+}
+
+func metaOf(ns, name string) metav1.ObjectMeta { return metav1.ObjectMeta{Namespace: ns, Name: name} }
