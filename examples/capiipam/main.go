@@ -12,7 +12,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,7 +21,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -31,18 +29,13 @@ import (
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
 )
 
 func main() {
 	err := run(ctrl.SetupSignalHandler(), os.Args[1:], os.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "capiipam:", err)
-		os.Exit(1)
-	}
+	os.Exit(command.ExitCode("capiipam", err, os.Stderr))
 }
 
 // run parses args, starts the manager and blocks until ctx is done.
@@ -61,8 +54,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		qps             = fs.Float64("kube-api-qps", -1, "client-side limit of API requests a second; negative: none (the API server's priority and fairness limits)")
 		burst           = fs.Int("kube-api-burst", 0, "client-side burst of API requests above -kube-api-qps (default: twice it)")
 	)
-	logConfig := textlogger.NewConfig(textlogger.Output(stderr))
-	logConfig.AddFlags(fs) // -v, -vmodule
+	logging := command.AddLoggingFlags(fs, stderr)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -94,7 +86,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		opts.Cache.DefaultNamespaces = map[string]cache.Config{*namespace: {}}
 	}
 	// controller-runtime's logger is process-wide and keeps the first one set.
-	ctrl.SetLogger(textlogger.NewLogger(logConfig))
+	ctrl.SetLogger(logging.Logger())
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		return fmt.Errorf("manager: %w", err)
