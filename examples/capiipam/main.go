@@ -29,8 +29,8 @@ import (
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
-	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 )
 
 func main() {
