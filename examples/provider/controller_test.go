@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/readiness"
@@ -60,14 +60,7 @@ func TestControllerNodeAppearsLater(t *testing.T) {
 	if err := r.SetupWithManager(t.Context(), mgr, controller.Options{SkipNameValidation: &skipNameValidation}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := mgr.Start(ctx); err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	kubetest.RunManager(t, mgr)
 
 	name := ns + "-vm"
 	w.createMachine(name, []infrav1.NetworkDevice{device("IPV4_DHCP", mac0)})

@@ -84,8 +84,7 @@ var scheme = kubetest.NewScheme(v1alpha1.AddToScheme, ipamv1.AddToScheme, cluste
 type manager struct {
 	epoch  string
 	losses atomic.Int64 // IPAddresses deleted after losing an address to another
-	cancel context.CancelFunc
-	done   chan error
+	stop   func()       // cancels the manager and waits for it; again: nothing
 }
 
 // startManager runs the provider with epoch, watching namespace ns only
@@ -98,7 +97,7 @@ func startManager(t testing.TB, cfg *rest.Config, ns, epoch string, now func() t
 // startManagerN is startManager reconciling workers claims at once.
 func startManagerN(t testing.TB, cfg *rest.Config, ns, epoch string, now func() time.Time, workers int) *manager {
 	t.Helper()
-	m := &manager{epoch: epoch, done: make(chan error, 1)}
+	m := &manager{epoch: epoch}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -134,21 +133,8 @@ func startManagerN(t testing.TB, cfg *rest.Config, ns, epoch string, now func() 
 	}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	m.cancel = cancel
-	go func() { m.done <- mgr.Start(ctx) }()
-	t.Cleanup(m.stop)
+	m.stop = kubetest.RunManager(t, mgr)
 	return m
-}
-
-// stop stops the manager and waits for it; calling it again does nothing.
-func (m *manager) stop() {
-	if m.cancel == nil {
-		return
-	}
-	m.cancel()
-	m.cancel = nil
-	<-m.done
 }
 
 func newClient(t testing.TB, cfg *rest.Config) client.Client {

@@ -28,6 +28,7 @@ import (
 
 	"go4.org/netipx"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 	"github.com/vmnetkit/vmnetkit/ipam"
@@ -38,8 +39,7 @@ type manager struct {
 	epoch     string
 	conflicts atomic.Int64 // IPPool status writes refused with a conflict
 	tooLarge  atomic.Int64 // IPPool status writes refused as too large
-	cancel    context.CancelFunc
-	done      chan error
+	stop      func()       // cancels the manager and waits for it; again: nothing
 }
 
 // startManager runs the operator with epoch, watching namespace ns only
@@ -61,7 +61,7 @@ func startManagerWith(t *testing.T, cfg *rest.Config, ns, epoch string, claimSel
 // logger, unless it is the zero Logger (controller-runtime's global one).
 func startManagerLogged(t *testing.T, cfg *rest.Config, ns, epoch string, claimSelector labels.Selector, opts controller.Options, logger logr.Logger) *manager {
 	t.Helper()
-	m := &manager{epoch: epoch, done: make(chan error, 1)}
+	m := &manager{epoch: epoch}
 	byObject := map[client.Object]cache.ByObject{}
 	if claimSelector != nil {
 		byObject[&v1alpha1.VMNetworkConfig{}] = cache.ByObject{Label: claimSelector}
@@ -98,21 +98,8 @@ func startManagerLogged(t *testing.T, cfg *rest.Config, ns, epoch string, claimS
 	if _, err := controller.Setup(mgr, opts); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	m.cancel = cancel
-	go func() { m.done <- mgr.Start(ctx) }()
-	t.Cleanup(m.stop)
+	m.stop = kubetest.RunManager(t, mgr)
 	return m
-}
-
-// stop stops the manager and waits for it; calling it again does nothing.
-func (m *manager) stop() {
-	if m.cancel == nil {
-		return
-	}
-	m.cancel()
-	m.cancel = nil
-	<-m.done
 }
 
 func newClient(t *testing.T, cfg *rest.Config) client.WithWatch {
