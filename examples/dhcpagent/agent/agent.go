@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
-	"github.com/insomniacslk/dhcp/dhcpv4/server4"
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -367,21 +365,4 @@ func (a *Agent) release(m *dhcpv4.DHCPv4, now time.Time) {
 	}
 	a.counters.releases.Add(1)
 	a.log.Info("RELEASE", "pool", a.table.Load().pool, "mac", lease.MAC.String(), "addr", lease.Addr.String())
-}
-
-// Serve answers DHCPv4 requests on conn until ctx is done or conn fails,
-// then closes conn. It returns nil when ctx ended it.
-func (a *Agent) Serve(ctx context.Context, conn net.PacketConn) error {
-	srv, err := server4.NewServer("", nil, a.Handle, server4.WithConn(conn))
-	if err != nil {
-		return err
-	}
-	stop := context.AfterFunc(ctx, func() { srv.Close() })
-	defer stop()
-	a.log.Info("serving", "addr", conn.LocalAddr().String(), "probation", a.probation.Period().String())
-	err = srv.Serve()
-	if ctx.Err() != nil && errors.Is(err, net.ErrClosed) {
-		return nil
-	}
-	return err
 }
