@@ -105,7 +105,7 @@ func (a *Agent) TableAt(now time.Time) Table {
 	if v == nil {
 		return Table{}
 	}
-	t := Table{Leases: v.table, Prefix: v.prefix, Options: v.options}
+	t := Table{Leases: v.table, Prefix: v.prefix, Options: v.options, options: &v.encoded}
 	if a.probation.size.Load() > 0 {
 		t.Held = func(addr netip.Addr) bool { _, ok := a.probation.Holds(addr, now); return ok }
 	}
@@ -121,6 +121,7 @@ type version struct {
 	pool            string
 	resourceVersion string
 	trimmed         atomic.Int64 // replies that left out an option
+	encoded         optionCache  // the options its replies carry, encoded once
 
 	mu       sync.Mutex       // serializes the reports, so that one reply reports all it cut
 	reported [256]atomic.Bool // option codes whose cut has been logged; set under mu
