@@ -309,7 +309,10 @@ func (a *Agent) Handle(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
 	}
 	typ := resp.MessageType()
 	dst := Destination(m, resp, peer)
-	b := resp.ToBytes()
+	buf := sendBuffers.Get().(*[]byte)
+	defer sendBuffers.Put(buf)
+	b := appendMessage((*buf)[:0], resp)
+	*buf = b
 	_, err = conn.WriteTo(b, dst)
 	if err != nil && typ == dhcpv4.MessageTypeNak && !dst.IP.Equal(net.IPv4bcast) && dst.Port == ClientPort {
 		a.log.V(command.Debug).Info("NAK to ciaddr failed, broadcasting it", "xid", resp.TransactionID.String(),
