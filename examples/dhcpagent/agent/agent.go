@@ -303,8 +303,10 @@ func (a *Agent) Handle(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
 	resp, err := a.RespondAt(m, now)
 	if err != nil {
 		a.counters.drops.Add(1)
-		a.log.V(command.Debug).Info("no reply", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
-			"type", m.MessageType().String(), "reason", err.Error())
+		if a.log.V(command.Debug).Enabled() { // the arguments cost more than the decision
+			a.log.V(command.Debug).Info("no reply", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
+				"type", m.MessageType().String(), "reason", err.Error())
+		}
 		return
 	}
 	typ := resp.MessageType()
@@ -315,8 +317,10 @@ func (a *Agent) Handle(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
 	*buf = b
 	_, err = conn.WriteTo(b, dst)
 	if err != nil && typ == dhcpv4.MessageTypeNak && !dst.IP.Equal(net.IPv4bcast) && dst.Port == ClientPort {
-		a.log.V(command.Debug).Info("NAK to ciaddr failed, broadcasting it", "xid", resp.TransactionID.String(),
-			"to", dst.String(), "err", err.Error())
+		if a.log.V(command.Debug).Enabled() {
+			a.log.V(command.Debug).Info("NAK to ciaddr failed, broadcasting it", "xid", resp.TransactionID.String(),
+				"to", dst.String(), "err", err.Error())
+		}
 		dst = broadcast()
 		_, err = conn.WriteTo(b, dst)
 	}
@@ -344,8 +348,10 @@ func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 	lease, err := Declined(m, a.TableAt(now))
 	if err != nil {
 		a.counters.drops.Add(1)
-		a.log.V(command.Debug).Info("DECLINE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
-			"reason", err.Error())
+		if a.log.V(command.Debug).Enabled() {
+			a.log.V(command.Debug).Info("DECLINE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
+				"reason", err.Error())
+		}
 		return
 	}
 	until := a.probation.Decline(lease.Addr, now)
@@ -363,8 +369,10 @@ func (a *Agent) release(m *dhcpv4.DHCPv4, now time.Time) {
 	lease, err := Released(m, a.TableAt(now))
 	if err != nil {
 		a.counters.drops.Add(1)
-		a.log.V(command.Debug).Info("RELEASE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
-			"reason", err.Error())
+		if a.log.V(command.Debug).Enabled() {
+			a.log.V(command.Debug).Info("RELEASE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
+				"reason", err.Error())
+		}
 		return
 	}
 	a.counters.releases.Add(1)
