@@ -182,7 +182,8 @@ func grant(req *dhcpv4.DHCPv4, t Table, lease leasestore.Lease, typ dhcpv4.Messa
 	}
 	mandatory, optional, size := t.options.encoded(lease)
 	buf := ownBuffer(size)
-	parts := make([]part, 0, 1+len(mandatory)+2+len(optional))
+	var room [14]part // every option a reply may carry, so that parts need not be allocated
+	parts := room[:0]
 	parts = append(parts, messageType(typ))
 	parts = own(parts, buf, mandatory...)
 	parts = append(parts, echoes(req)...)
