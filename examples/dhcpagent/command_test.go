@@ -134,3 +134,25 @@ func TestRunServes(t *testing.T) {
 		t.Errorf("a per-packet line at the default verbosity:\n%s", stderr.String())
 	}
 }
+
+// TestRunCPUProfile: with -cpuprofile the command writes a CPU profile of
+// its run (a gzip-compressed pprof protobuf) when its context ends.
+func TestRunCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	path, prof := filepath.Join(dir, "pool.json"), filepath.Join(dir, "cpu.pprof")
+	if err := os.WriteFile(path, []byte(testPool), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := run(ctx, []string{"-pool", path, "-listen", "127.0.0.1:0", "-summary", "0", "-cpuprofile", prof}, io.Discard); err != nil {
+		t.Fatalf("run = %v, want nil when its context ends", err)
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("profile of %d bytes does not start with the gzip magic", len(b))
+	}
+}

@@ -75,6 +75,7 @@ type config struct {
 	poll, probation, summary time.Duration
 	rcvbuf                   int
 	metricsAddr              string
+	cpuProfile               string
 	logger                   logr.Logger
 }
 
@@ -97,6 +98,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.summary, "summary", time.Minute, "log a summary of the traffic this often; 0: never")
 	fs.IntVar(&c.rcvbuf, "rcvbuf", 4<<20, "the socket receive buffer to ask for, in `bytes` (SO_RCVBUF, so that bursts wait rather than drop); 0: the kernel's default")
 	fs.StringVar(&c.metricsAddr, "metrics-bind-address", "", "serve Prometheus metrics at /metrics on this `address` (e.g. :9367); empty: no metrics server")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a Go CPU profile (runtime/pprof) of the whole run to this `file`, for performance work; empty: none")
 	logging := command.AddLoggingFlags(fs, stderr)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -140,6 +142,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	log := c.logger
+	if c.cpuProfile != "" {
+		stop, err := startCPUProfile(c.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 

@@ -37,6 +37,7 @@ func TestRunErrors(t *testing.T) {
 		{"unknown flag", []string{"-pol", bad}, "flag provided but not defined"},
 		{"missing kubeconfig", []string{"-ippool", "default/lab", "-kubeconfig", filepath.Join(dir, "none")}, "kubeconfig"},
 		{"arguments", []string{"-pool", bad, "extra"}, `unexpected arguments ["extra"]`},
+		{"cpuprofile in a missing directory", []string{"-pool", bad, "-cpuprofile", filepath.Join(dir, "none", "cpu")}, "-cpuprofile: open"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

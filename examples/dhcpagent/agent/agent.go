@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
-	"github.com/insomniacslk/dhcp/dhcpv4/server4"
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -107,7 +105,7 @@ func (a *Agent) TableAt(now time.Time) Table {
 	if v == nil {
 		return Table{}
 	}
-	t := Table{Leases: v.table, Prefix: v.prefix, Options: v.options}
+	t := Table{Leases: v.table, Prefix: v.prefix, Options: v.options, options: &v.encoded}
 	if a.probation.size.Load() > 0 {
 		t.Held = func(addr netip.Addr) bool { _, ok := a.probation.Holds(addr, now); return ok }
 	}
@@ -123,6 +121,7 @@ type version struct {
 	pool            string
 	resourceVersion string
 	trimmed         atomic.Int64 // replies that left out an option
+	encoded         optionCache  // the options its replies carry, encoded once
 
 	mu       sync.Mutex       // serializes the reports, so that one reply reports all it cut
 	reported [256]atomic.Bool // option codes whose cut has been logged; set under mu
@@ -304,17 +303,24 @@ func (a *Agent) Handle(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
 	resp, err := a.RespondAt(m, now)
 	if err != nil {
 		a.counters.drops.Add(1)
-		a.log.V(command.Debug).Info("no reply", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
-			"type", m.MessageType().String(), "reason", err.Error())
+		if a.log.V(command.Debug).Enabled() { // the arguments cost more than the decision
+			a.log.V(command.Debug).Info("no reply", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
+				"type", m.MessageType().String(), "reason", err.Error())
+		}
 		return
 	}
 	typ := resp.MessageType()
 	dst := Destination(m, resp, peer)
-	b := resp.ToBytes()
+	buf := sendBuffers.Get().(*[]byte)
+	defer sendBuffers.Put(buf)
+	b := appendMessage((*buf)[:0], resp)
+	*buf = b
 	_, err = conn.WriteTo(b, dst)
 	if err != nil && typ == dhcpv4.MessageTypeNak && !dst.IP.Equal(net.IPv4bcast) && dst.Port == ClientPort {
-		a.log.V(command.Debug).Info("NAK to ciaddr failed, broadcasting it", "xid", resp.TransactionID.String(),
-			"to", dst.String(), "err", err.Error())
+		if a.log.V(command.Debug).Enabled() {
+			a.log.V(command.Debug).Info("NAK to ciaddr failed, broadcasting it", "xid", resp.TransactionID.String(),
+				"to", dst.String(), "err", err.Error())
+		}
 		dst = broadcast()
 		_, err = conn.WriteTo(b, dst)
 	}
@@ -342,8 +348,10 @@ func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 	lease, err := Declined(m, a.TableAt(now))
 	if err != nil {
 		a.counters.drops.Add(1)
-		a.log.V(command.Debug).Info("DECLINE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
-			"reason", err.Error())
+		if a.log.V(command.Debug).Enabled() {
+			a.log.V(command.Debug).Info("DECLINE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
+				"reason", err.Error())
+		}
 		return
 	}
 	until := a.probation.Decline(lease.Addr, now)
@@ -361,27 +369,12 @@ func (a *Agent) release(m *dhcpv4.DHCPv4, now time.Time) {
 	lease, err := Released(m, a.TableAt(now))
 	if err != nil {
 		a.counters.drops.Add(1)
-		a.log.V(command.Debug).Info("RELEASE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
-			"reason", err.Error())
+		if a.log.V(command.Debug).Enabled() {
+			a.log.V(command.Debug).Info("RELEASE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
+				"reason", err.Error())
+		}
 		return
 	}
 	a.counters.releases.Add(1)
 	a.log.Info("RELEASE", "pool", a.table.Load().pool, "mac", lease.MAC.String(), "addr", lease.Addr.String())
-}
-
-// Serve answers DHCPv4 requests on conn until ctx is done or conn fails,
-// then closes conn. It returns nil when ctx ended it.
-func (a *Agent) Serve(ctx context.Context, conn net.PacketConn) error {
-	srv, err := server4.NewServer("", nil, a.Handle, server4.WithConn(conn))
-	if err != nil {
-		return err
-	}
-	stop := context.AfterFunc(ctx, func() { srv.Close() })
-	defer stop()
-	a.log.Info("serving", "addr", conn.LocalAddr().String(), "probation", a.probation.Period().String())
-	err = srv.Serve()
-	if ctx.Err() != nil && errors.Is(err, net.ErrClosed) {
-		return nil
-	}
-	return err
 }

@@ -13,7 +13,7 @@ const (
 )
 
 // Destination is where the agent sends resp, its reply to req, which arrived
-// from peer (as server4 reports it: the broadcast address when the client
+// from peer (as Serve reports it: the broadcast address when the client
 // sent from 0.0.0.0). It follows RFC 2131 section 4.1 as Kea does, with one
 // addition for clients that are not on port 68:
 //

@@ -18,8 +18,9 @@
 // [Probation] holds declined addresses back for a while, with time as a
 // parameter. [Destination] decides where a reply is sent (RFC 2131, section
 // 4.1, with NAKs to ciaddr as Kea sends them). [Agent] ties them to a
-// server4 socket, counts what it does ([Agent.Stats], [Agent.Collector]
-// for Prometheus), and loads the pool from a watched file ([Agent.Watch])
+// UDP socket ([Agent.Serve]: one read loop, no goroutine per message),
+// counts what it does ([Agent.Stats], [Agent.Collector] for Prometheus),
+// and loads the pool from a watched file ([Agent.Watch])
 // or from the API server ([IPPoolWatch]).
 //
 // A reply is never larger than the client accepts: [ReplyLimit] reads the

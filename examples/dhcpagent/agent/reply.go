@@ -116,7 +116,7 @@ func ReplyTo(req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
 		if t.held(lease.Addr) {
 			return nil, Trim{}, fmt.Errorf("%w: %s of %s", ErrOnProbation, lease.Addr, mac)
 		}
-		resp, trim = grant(req, lease, dhcpv4.MessageTypeOffer)
+		resp, trim = grant(req, t, lease, dhcpv4.MessageTypeOffer)
 	case dhcpv4.MessageTypeRequest:
 		asked, err := requestedAddr(req, server)
 		if err != nil {
@@ -130,7 +130,7 @@ func ReplyTo(req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
 		case t.held(asked):
 			resp, trim = nak(req, server, fmt.Sprintf("%s was declined and is on probation", asked))
 		default:
-			resp, trim = grant(req, lease, dhcpv4.MessageTypeAck)
+			resp, trim = grant(req, t, lease, dhcpv4.MessageTypeAck)
 		}
 	default:
 		return nil, Trim{}, fmt.Errorf("%w: %s from %s", ErrMessageType, typ, mac)
@@ -173,19 +173,21 @@ func requestedAddr(req *dhcpv4.DHCPv4, server netip.Addr) (netip.Addr, error) {
 }
 
 // grant is the OFFER or ACK of lease, fitted to the client's limit.
-func grant(req *dhcpv4.DHCPv4, lease leasestore.Lease, typ dhcpv4.MessageType) (*dhcpv4.DHCPv4, Trim) {
+func grant(req *dhcpv4.DHCPv4, t Table, lease leasestore.Lease, typ dhcpv4.MessageType) (*dhcpv4.DHCPv4, Trim) {
 	resp := header(req)
 	resp.YourIPAddr = net.IP(lease.Addr.AsSlice())
 	if typ == dhcpv4.MessageTypeAck {
 		// Table 3: an ACK echoes ciaddr; an OFFER and a NAK carry zero.
 		resp.ClientIPAddr = ip4OrZero(req.ClientIPAddr)
 	}
-	mandatory, optional := leaseParts(lease)
-	parts := make([]part, 0, 1+len(mandatory)+2+len(optional))
+	mandatory, optional, size := t.options.encoded(lease)
+	buf := ownBuffer(size)
+	var room [14]part // every option a reply may carry, so that parts need not be allocated
+	parts := room[:0]
 	parts = append(parts, messageType(typ))
-	parts = append(parts, mandatory...)
+	parts = own(parts, buf, mandatory...)
 	parts = append(parts, echoes(req)...)
-	parts = append(parts, optional...)
+	parts = own(parts, buf, optional...)
 	return resp, fit(resp, parts, ReplyLimit(req))
 }
 
@@ -199,7 +201,8 @@ func inform(req *dhcpv4.DHCPv4, t Table, mac leasestore.MAC) (*dhcpv4.DHCPv4, Tr
 	resp := header(req)
 	// Table 3: the ACK to an INFORM echoes ciaddr, and yiaddr stays zero.
 	resp.ClientIPAddr = ip4OrZero(req.ClientIPAddr)
-	mandatory, optional := leaseParts(leasestore.Lease{MAC: mac, Addr: ci, Prefix: t.Prefix, Options: t.Options})
+	mandatory, optional, size := t.options.encoded(leasestore.Lease{MAC: mac, Addr: ci, Prefix: t.Prefix, Options: t.Options})
+	buf := ownBuffer(size)
 	parts := make([]part, 0, 1+len(mandatory)+2+len(optional))
 	parts = append(parts, messageType(dhcpv4.MessageTypeAck))
 	for _, p := range mandatory {
@@ -207,11 +210,11 @@ func inform(req *dhcpv4.DHCPv4, t Table, mac leasestore.MAC) (*dhcpv4.DHCPv4, Tr
 		case dhcpv4.OptionIPAddressLeaseTime.Code(), dhcpv4.OptionRenewTimeValue.Code(), dhcpv4.OptionRebindingTimeValue.Code():
 			// RFC 2131 section 4.3.5: the server MUST NOT send a lease time.
 		default:
-			parts = append(parts, p)
+			parts = own(parts, buf, p)
 		}
 	}
 	parts = append(parts, echoes(req)...)
-	parts = append(parts, optional...)
+	parts = own(parts, buf, optional...)
 	return resp, fit(resp, parts, ReplyLimit(req)), nil
 }
 

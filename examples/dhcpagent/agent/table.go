@@ -23,6 +23,8 @@ type Table struct {
 	// (see [Probation]); nil holds none. It is a function, not a clock, so
 	// that ReplyTo stays pure: the caller decides what "now" is.
 	Held func(netip.Addr) bool
+
+	options *optionCache // the Agent's, per table version; nil in a TableOf
 }
 
 // TableOf is the Table of store alone, as far as store tells: the prefix

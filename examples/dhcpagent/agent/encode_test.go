@@ -1,0 +1,79 @@
+package agent
+
+import (
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/insomniacslk/dhcp/dhcpv4"
+)
+
+// TestAppendMessage: appendMessage writes what the dhcp library's ToBytes
+// writes, for the agent's replies and the edge cases of the format.
+func TestAppendMessage(t *testing.T) {
+	a := newAgent(t, labPool(labAllocated()), quietLogger())
+	offer, err := a.Respond(discover(t, macA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nak, err := a.Respond(selecting(t, macA, serverIP, addrB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inform, err := a.Respond(msg(t, macB, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(netIP(addrB))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := discover(t, macB)
+	long.Options[dhcpv4.OptionDNSDomainSearchList.Code()] = make([]byte, 600) // three instances
+	long.Options[optionRelayInfo] = []byte{1, 2, 0, 0}                        // last
+	long.Options[dhcpv4.OptionHostName.Code()] = nil                          // empty, still written
+	long.Options[0] = []byte{1}                                               // pad and end: left out
+	long.Options[255] = []byte{1}
+	long.ServerHostName, long.BootFileName = strings.Repeat("s", 80), strings.Repeat("f", 200) // cut to 63 and 127 (overload fields)
+	long.GatewayIPAddr = net.IPv4(10, 0, 0, 1)                                                 // 16-byte form
+	long.ClientIPAddr = nil
+	long.ClientHWAddr = make(net.HardwareAddr, 20) // longer than the field
+	tests := []struct {
+		name string
+		m    *dhcpv4.DHCPv4
+	}{
+		{"OFFER", offer},
+		{"NAK", nak},
+		{"INFORM's ACK", inform},
+		{"long options, fields and addresses", long},
+		{"no options", &dhcpv4.DHCPv4{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.m.ToBytes(), appendMessage(nil, tt.m)); diff != "" {
+				t.Errorf("appendMessage (-ToBytes +got):\n%s", diff)
+			}
+			prefix := []byte("kept")
+			if got := appendMessage(prefix, tt.m); string(got[:4]) != "kept" || string(got[4:]) != string(tt.m.ToBytes()) {
+				t.Errorf("appendMessage after a prefix: prefix or message changed")
+			}
+		})
+	}
+}
+
+// FuzzAppendMessage: for every message the dhcp library parses,
+// appendMessage writes the bytes its ToBytes writes.
+func FuzzAppendMessage(f *testing.F) {
+	f.Add(discover(f, macA).ToBytes())
+	f.Add(selecting(f, macA, serverIP, addrA).ToBytes())
+	long := discover(f, macB)
+	long.Options[dhcpv4.OptionDNSDomainSearchList.Code()] = make([]byte, 300)
+	long.Options[optionRelayInfo] = []byte{1, 2, 0, 0}
+	f.Add(long.ToBytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := dhcpv4.FromBytes(data)
+		if err != nil {
+			return
+		}
+		if diff := cmp.Diff(m.ToBytes(), appendMessage(nil, m)); diff != "" {
+			t.Errorf("appendMessage (-ToBytes +got):\n%s", diff)
+		}
+	})
+}

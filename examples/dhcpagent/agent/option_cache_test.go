@@ -1,0 +1,68 @@
+package agent
+
+import (
+	"net"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/insomniacslk/dhcp/dhcpv4"
+)
+
+// TestOptionCacheSameBytes: replies from the Agent's table, whose options
+// are encoded once per table, are byte for byte the replies ReplyTo makes
+// from TableOf, which encodes them per reply, for each kind of reply that
+// carries options, the trimmed one included.
+func TestOptionCacheSameBytes(t *testing.T) {
+	a := newAgent(t, labPool(labAllocated()), quietLogger())
+	tests := []struct {
+		name string
+		req  *dhcpv4.DHCPv4
+	}{
+		{"OFFER", discover(t, macA)},
+		{"ACK", selecting(t, macA, serverIP, addrA)},
+		{"INFORM's ACK", msg(t, macB, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(netIP(addrB)))},
+		{"OFFER cut to a 300-byte limit", msg(t, macA, dhcpv4.MessageTypeDiscover,
+			dhcpv4.WithOption(dhcpv4.OptMaxMessageSize(300)))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for range 2 { // a miss, then a hit
+				got, _, err := ReplyTo(tt.req, a.TableAt(a.now()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, _, err := ReplyTo(tt.req, TableOf(a.Table()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want.ToBytes(), got.ToBytes()); diff != "" {
+					t.Errorf("reply (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// TestOptionCacheRepliesOwnTheirOptions: a caller that changes the options
+// of one reply in place changes nothing in the next.
+func TestOptionCacheRepliesOwnTheirOptions(t *testing.T) {
+	a := newAgent(t, labPool(labAllocated()), quietLogger())
+	first, err := a.Respond(discover(t, macA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := first.ToBytes()
+	for _, v := range first.Options {
+		for i := range v {
+			v[i] = 0xff
+		}
+	}
+	first.Options[dhcpv4.OptionRouter.Code()] = net.IPv4(1, 2, 3, 4).To4()
+	second, err := a.Respond(discover(t, macA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, second.ToBytes()); diff != "" {
+		t.Errorf("second reply after the first's options were overwritten (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,59 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"net"
+
+	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/internal/command"
+)
+
+// maxMessage is the largest datagram Serve reads: the largest UDP payload
+// over IPv4, so that no message is cut short whatever its size.
+const maxMessage = 65507
+
+// Serve answers DHCPv4 requests on conn until ctx is done or conn fails,
+// then closes conn. It returns nil when ctx ended it.
+//
+// It reads with one reused buffer and handles each message (see Handle)
+// on the calling goroutine before it reads the next: per message it starts no
+// goroutine and allocates no buffer, which is what a DHCP server's cost
+// under load is made of, since the decision itself is microseconds. A
+// message that does not parse is skipped (logged at command.Debug). A
+// peer that sent from 0.0.0.0 is reported to Handle as the broadcast
+// address on its port, as the dhcp library's server4 does.
+func (a *Agent) Serve(ctx context.Context, conn net.PacketConn) error {
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	defer conn.Close()
+	a.log.Info("serving", "addr", conn.LocalAddr().String(), "probation", a.probation.Period().String())
+	buf := make([]byte, maxMessage)
+	for {
+		n, peer, err := conn.ReadFrom(buf)
+		if err != nil {
+			if ctx.Err() != nil && errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		m, err := dhcpv4.FromBytes(buf[:n])
+		if err != nil {
+			if a.log.V(command.Debug).Enabled() {
+				a.log.V(command.Debug).Info("not a DHCPv4 message", "from", peer.String(), "err", err.Error())
+			}
+			continue
+		}
+		a.Handle(conn, clientPeer(peer), m)
+	}
+}
+
+// clientPeer is peer as Handle and Destination expect it: a client that
+// sent from 0.0.0.0 (it has no address yet) is the broadcast address on
+// its port.
+func clientPeer(peer net.Addr) net.Addr {
+	if u, ok := peer.(*net.UDPAddr); ok && (u.IP == nil || u.IP.To4().Equal(net.IPv4zero)) {
+		return &net.UDPAddr{IP: net.IPv4bcast, Port: u.Port}
+	}
+	return peer
+}

@@ -1,0 +1,54 @@
+package agent
+
+import (
+	"net"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestServeSkipsMalformed sends Serve a datagram that is not a DHCPv4
+// message, then a DISCOVER: the read loop goes on past the first and
+// answers the second.
+func TestServeSkipsMalformed(t *testing.T) {
+	a := newAgent(t, benchPool(10), logr.Discard())
+	c := serveLoopback(t, a)
+	if _, err := c.conn.WriteToUDP([]byte("not dhcp"), c.server); err != nil {
+		t.Fatal(err)
+	}
+	resp := c.exchange(discover(t, "52:54:00:00:00:01"))
+	if resp == nil {
+		t.Fatal("no OFFER after a malformed datagram")
+	}
+	if got, want := resp.YourIPAddr.String(), "10.77.1.1"; got != want {
+		t.Errorf("OFFER yiaddr = %s, want %s", got, want)
+	}
+	if got := a.Stats(a.now()).Received; got != 1 {
+		t.Errorf("Stats.Received = %d, want 1 (the malformed datagram is not a client message)", got)
+	}
+}
+
+// TestClientPeer checks the peer Serve hands to Handle: a client without
+// an address is the broadcast address on its own port, any other peer is
+// passed on as it is.
+func TestClientPeer(t *testing.T) {
+	tests := []struct {
+		name string
+		peer net.Addr
+		want string
+	}{
+		{"unspecified IPv4", &net.UDPAddr{IP: net.IPv4zero, Port: 68}, "255.255.255.255:68"},
+		{"unspecified in 16 bytes, other port", &net.UDPAddr{IP: net.IPv4zero.To16(), Port: 1068}, "255.255.255.255:1068"},
+		{"nil IP", &net.UDPAddr{Port: 68}, "255.255.255.255:68"},
+		{"a relay", &net.UDPAddr{IP: net.IPv4(10, 77, 0, 3), Port: 67}, "10.77.0.3:67"},
+		{"a renewing client", &net.UDPAddr{IP: net.IPv4(10, 77, 1, 1), Port: 68}, "10.77.1.1:68"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, clientPeer(tt.peer).String()); diff != "" {
+				t.Errorf("clientPeer(%v) (-want +got):\n%s", tt.peer, diff)
+			}
+		})
+	}
+}
