@@ -248,6 +248,9 @@ func TestInvalidOptionsAreDroppedAndReported(t *testing.T) {
 	if diff := cmp.Diff(&want, l.Options, cmpOpts); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
+	if st.Options() != l.Options {
+		t.Errorf("Store.Options() = %p, want the leases' %p", st.Options(), l.Options)
+	}
 	var got []string
 	for _, p := range problems {
 		got = append(got, fmt.Sprintf("%v %q %v", p.Addr, p.Owner, errors.Is(p, leasestore.ErrInvalidOptions)))
@@ -258,6 +261,27 @@ func TestInvalidOptionsAreDroppedAndReported(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantProblems, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s\n%v", diff, problems)
+	}
+}
+
+// TestOptionsOfAnEmptyStore: a table with no lease still says which
+// options it serves (an INFORM, say, needs them), and invalid ones are
+// dropped there too; a nil Store has none.
+func TestOptionsOfAnEmptyStore(t *testing.T) {
+	opts := opts4
+	opts.DNS = netiptest.Addrs("10.0.0.2", "fd00::53")
+	st, _ := leasestore.Build(snap(spec4), opts)
+	if st.Len() != 0 {
+		t.Fatalf("Len() = %d, want 0", st.Len())
+	}
+	want := opts4
+	want.DNS = netiptest.Addrs("10.0.0.2")
+	if diff := cmp.Diff(&want, st.Options(), cmpOpts); diff != "" {
+		t.Errorf("Options() (-want +got):\n%s", diff)
+	}
+	var none *leasestore.Store
+	if got := none.Options(); got != nil {
+		t.Errorf("nil Store's Options() = %v, want nil", got)
 	}
 }
 

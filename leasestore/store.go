@@ -35,6 +35,17 @@ func (s *Store) leaseOf(mac uint64, a u128.U128) Lease {
 	return Lease{MAC: macFromUint64(mac), Addr: a.Addr(s.is4), Prefix: s.prefix, Options: s.opts}
 }
 
+// Options returns the options every lease of s carries: Build's copy of
+// its opts, without the invalid values it dropped (and reported), the same
+// pointer as each Lease's Options, even when s holds no lease. Callers must
+// not modify it. A nil Store has none (nil). It does not allocate.
+func (s *Store) Options() *Options {
+	if s == nil {
+		return nil
+	}
+	return s.opts
+}
+
 // Len returns the number of leases in s.
 func (s *Store) Len() int {
 	if s == nil {

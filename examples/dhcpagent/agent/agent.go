@@ -181,7 +181,7 @@ func (a *Agent) Apply(p *Pool) (Update, error) {
 		problems = append(problems, pr) // its text names the entry
 	}
 
-	old := a.table.Swap(&version{table: store, prefix: spec.Prefix, options: poolOptions(spec, opts),
+	old := a.table.Swap(&version{table: store, prefix: spec.Prefix, options: store.Options(),
 		pool: p.Name(), resourceVersion: p.Metadata.ResourceVersion})
 	a.counters.loads.Add(1)
 	u := Update{Pool: p.Name(), Leases: store.Len(), Plan: leasestore.Diff(old.store(), store), Problems: problems}

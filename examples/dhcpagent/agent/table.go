@@ -3,7 +3,6 @@ package agent
 import (
 	"net/netip"
 
-	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -51,29 +50,4 @@ func serverOf(t Table) netip.Addr {
 		return netip.Addr{}
 	}
 	return t.Options.ServerIP
-}
-
-// poolOptions are opts as leasestore.Build serves them in a table of spec:
-// with what Build drops (and reports) dropped. The Store does not expose
-// its options, and a table may hold no lease to read them from, so this
-// builds a one-lease table of the same spec and options and reads them
-// from its lease.
-func poolOptions(spec ipam.Spec, opts leasestore.Options) *leasestore.Options {
-	pool, err := ipam.New(ipam.Spec{Prefix: spec.Prefix})
-	if err != nil {
-		return &leasestore.Options{}
-	}
-	const probe = "02:00:00:00:00:00" // any MAC: the lease is never served
-	addr, err := pool.Allocate(probe)
-	if err != nil {
-		return &leasestore.Options{}
-	}
-	store, _ := leasestore.Build(ipam.Snapshot{
-		Spec:        ipam.Spec{Prefix: spec.Prefix},
-		Allocations: []ipam.Allocation{{Addr: addr, Owner: probe}},
-	}, opts)
-	if l, ok := store.Lookup(leasestore.MustParseMAC(probe)); ok && l.Options != nil {
-		return l.Options
-	}
-	return &leasestore.Options{}
 }
