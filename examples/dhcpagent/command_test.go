@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -117,19 +119,44 @@ func TestRunServes(t *testing.T) {
 		t.Errorf("reply %s of %s, want OFFER of 10.20.0.10", offer.MessageType(), offer.YourIPAddr)
 	}
 
-	resp, err := http.Get("http://" + metrics + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	// The agent counts a reply once its send returned, which may be after
+	// the client read it: poll the counters, and add up the summaries,
+	// which are per interval.
+	var body string
+	wantMetrics := []string{"dhcpagent_leases 2\n", `dhcpagent_replies_total{type="OFFER"} 1` + "\n",
+		`dhcpagent_table_info{pool="default/lab",resource_version="7"} 1` + "\n"}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		resp, err := http.Get("http://" + metrics + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body = string(b)
+		if !slices.ContainsFunc(wantMetrics, func(w string) bool { return !strings.Contains(body, w) }) || time.Now().After(deadline) {
+			break
+		}
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	for _, want := range []string{"dhcpagent_leases 2\n", `dhcpagent_replies_total{type="OFFER"} 1` + "\n",
-		`dhcpagent_table_info{pool="default/lab",resource_version="7"} 1` + "\n"} {
-		if !strings.Contains(string(body), want) {
+	for _, want := range wantMetrics {
+		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
 		}
 	}
-	find(regexp.MustCompile(`"summary" interval="50ms" received=1 offers=1 `))
+	summary := regexp.MustCompile(`"summary" interval="50ms" received=(\d+) offers=(\d+) `)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var received, offers int
+		for _, m := range summary.FindAllStringSubmatch(stderr.String(), -1) {
+			r, _ := strconv.Atoi(m[1])
+			o, _ := strconv.Atoi(m[2])
+			received, offers = received+r, offers+o
+		}
+		if received == 1 && offers == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("summaries add up to received=%d offers=%d within 10s, want 1 and 1; log:\n%s", received, offers, stderr.String())
+		}
+	}
 	if strings.Contains(stderr.String(), `"OFFER"`) {
 		t.Errorf("a per-packet line at the default verbosity:\n%s", stderr.String())
 	}

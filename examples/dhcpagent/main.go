@@ -47,7 +47,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/insomniacslk/dhcp/dhcpv4/server4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -188,7 +187,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 // serve binds the socket and answers on it until ctx is done, with the
 // pool source, the summary and the metrics server beside it.
 func serve(ctx context.Context, c *config, a *agent.Agent, log logr.Logger, source func(context.Context)) error {
-	conn, err := server4.NewIPv4UDPConn(c.iface, c.listen)
+	conn, err := agent.Listen(c.iface, c.listen.AddrPort())
 	if err != nil {
 		return fmt.Errorf("listen on %s (interface %q): %w", c.listen, c.iface, err)
 	}

@@ -282,7 +282,8 @@ func (v *version) report(log logr.Logger, req *dhcpv4.DHCPv4, trim Trim) {
 
 // Handle is the agent's server4.Handler: it answers m on conn at
 // Destination, or takes note of a DECLINE or RELEASE, and counts each
-// (see Stats).
+// (see Stats). Serve calls the same code with the socket's own address
+// values, without the net.Addr allocations.
 //
 // A DECLINE of the client's own address (see Declined) puts the address
 // on probation, is logged at level 0 with the MAC and the address, and is
@@ -290,6 +291,27 @@ func (v *version) report(log logr.Logger, req *dhcpv4.DHCPv4, trim Trim) {
 // and every message that gets none and why, is logged at command.Debug.
 // A NAK that cannot be sent to ciaddr is broadcast instead.
 func (a *Agent) Handle(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
+	w, ok := conn.(replyWriter)
+	if !ok {
+		w = packetConnWriter{conn}
+	}
+	a.handle(w, addrPortOf(peer), m)
+}
+
+// replyWriter is what handle sends replies with: *net.UDPConn and *Socket
+// have it.
+type replyWriter interface {
+	WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error)
+}
+
+// packetConnWriter sends through any other net.PacketConn.
+type packetConnWriter struct{ net.PacketConn }
+
+func (w packetConnWriter) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error) {
+	return w.WriteTo(b, net.UDPAddrFromAddrPort(addr))
+}
+
+func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) {
 	now := a.now()
 	a.counters.received.Add(1)
 	switch m.MessageType() {
@@ -310,19 +332,19 @@ func (a *Agent) Handle(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
 		return
 	}
 	typ := resp.MessageType()
-	dst := Destination(m, resp, peer)
+	dst := destination(m, resp, peer)
 	buf := sendBuffers.Get().(*[]byte)
 	defer sendBuffers.Put(buf)
 	b := appendMessage((*buf)[:0], resp)
 	*buf = b
-	_, err = conn.WriteTo(b, dst)
-	if err != nil && typ == dhcpv4.MessageTypeNak && !dst.IP.Equal(net.IPv4bcast) && dst.Port == ClientPort {
+	_, err = conn.WriteToUDPAddrPort(b, dst)
+	if err != nil && typ == dhcpv4.MessageTypeNak && dst != broadcast && dst.Port() == ClientPort {
 		if a.log.V(command.Debug).Enabled() {
 			a.log.V(command.Debug).Info("NAK to ciaddr failed, broadcasting it", "xid", resp.TransactionID.String(),
 				"to", dst.String(), "err", err.Error())
 		}
-		dst = broadcast()
-		_, err = conn.WriteTo(b, dst)
+		dst = broadcast
+		_, err = conn.WriteToUDPAddrPort(b, dst)
 	}
 	if err != nil {
 		a.counters.sendErrors.Add(1)

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"net"
+	"net/netip"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 )
@@ -35,20 +36,35 @@ const (
 //     socket cannot address a host that has no IP address yet, and every
 //     client accepts the broadcast.
 //
-// It allocates the returned address.
+// It allocates the returned address; the agent itself decides with
+// netip.AddrPort values and does not.
 func Destination(req, resp *dhcpv4.DHCPv4, peer net.Addr) *net.UDPAddr {
-	if gi := ipv4(req.GatewayIPAddr); gi.IsValid() && !gi.IsUnspecified() {
-		return &net.UDPAddr{IP: netIP(gi), Port: ServerPort}
-	}
-	if p, ok := peer.(*net.UDPAddr); ok && p.Port != ClientPort {
-		if ip := ipv4(p.IP); ip.IsValid() && !ip.IsUnspecified() && ip != limitedBroadcast {
-			return &net.UDPAddr{IP: netIP(ip), Port: p.Port}
-		}
-	}
-	if ci := ipv4(req.ClientIPAddr); ci.IsValid() && !ci.IsUnspecified() {
-		return &net.UDPAddr{IP: netIP(ci), Port: ClientPort}
-	}
-	return broadcast()
+	return net.UDPAddrFromAddrPort(destination(req, resp, addrPortOf(peer)))
 }
 
-func broadcast() *net.UDPAddr { return &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort} }
+func destination(req, _ *dhcpv4.DHCPv4, peer netip.AddrPort) netip.AddrPort {
+	if gi := ipv4(req.GatewayIPAddr); gi.IsValid() && !gi.IsUnspecified() {
+		return netip.AddrPortFrom(gi, ServerPort)
+	}
+	if ip := peer.Addr().Unmap(); peer.Port() != ClientPort && ip.Is4() && !ip.IsUnspecified() && ip != limitedBroadcast {
+		return netip.AddrPortFrom(ip, peer.Port())
+	}
+	if ci := ipv4(req.ClientIPAddr); ci.IsValid() && !ci.IsUnspecified() {
+		return netip.AddrPortFrom(ci, ClientPort)
+	}
+	return broadcast
+}
+
+// broadcast is the limited broadcast address on the client port.
+var broadcast = netip.AddrPortFrom(limitedBroadcast, ClientPort)
+
+// addrPortOf is a *net.UDPAddr as a netip.AddrPort, IPv4 unmapped; any
+// other net.Addr is the zero AddrPort.
+func addrPortOf(a net.Addr) netip.AddrPort {
+	u, ok := a.(*net.UDPAddr)
+	if !ok || u == nil {
+		return netip.AddrPort{}
+	}
+	ap := u.AddrPort()
+	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+}

@@ -29,13 +29,31 @@ type udpClient struct {
 	xid    uint32
 }
 
-// serveLoopback starts a on 127.0.0.1 on a free port and returns a client.
-func serveLoopback(t *testing.T, a *Agent) *udpClient {
+// loopbackConns are the sockets Serve is tested on: the agent's own
+// Socket, which its command listens with, and Go's *net.UDPConn.
+var loopbackConns = []struct {
+	name   string
+	listen func(t *testing.T) Conn
+}{
+	{"Socket", func(t *testing.T) Conn {
+		s, err := Listen("", netip.MustParseAddrPort("127.0.0.1:0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}},
+	{"net.UDPConn", func(t *testing.T) Conn {
+		c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}},
+}
+
+// serveLoopback starts a on conn, bound to 127.0.0.1, and returns a client.
+func serveLoopback(t *testing.T, a *Agent, conn Conn) *udpClient {
 	t.Helper()
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.Serve(ctx, conn) }()
@@ -89,71 +107,75 @@ func (c *udpClient) exchange(req *dhcpv4.DHCPv4) *dhcpv4.DHCPv4 {
 // unknown and moved MACs through DISCOVER and REQUEST, checking every
 // field and option of each reply.
 func TestLoopback(t *testing.T) {
-	logs := &logBuffer{}
-	a := newAgent(t, labPool(labAllocated()), newTestLogger(logs))
-	c := serveLoopback(t, a)
+	for _, conn := range loopbackConns {
+		t.Run(conn.name, func(t *testing.T) {
+			logs := &logBuffer{}
+			a := newAgent(t, labPool(labAllocated()), newTestLogger(logs))
+			c := serveLoopback(t, a, conn.listen(t))
 
-	steps := []struct {
-		name   string
-		before func() // run before the request
-		req    *dhcpv4.DHCPv4
-		want   *view // nil: no reply
-	}{
-		{name: "known MAC discovers", req: discover(t, macA), want: ptr(offerView(macA, addrA))},
-		{name: "known MAC selects the offer", req: selecting(t, macA, serverIP, addrA), want: ptr(ackView(macA, "0.0.0.0", addrA))},
-		{name: "known MAC renews", req: renewing(t, macA, addrA), want: ptr(ackView(macA, "10.77.0.10", addrA))},
-		{name: "second MAC discovers", req: discover(t, macB), want: ptr(offerView(macB, addrB))},
-		{name: "unknown MAC discovers: silence", req: discover(t, macUnknown)},
-		{
-			name: "unknown MAC requests an address of the pool: NAK",
-			req:  selecting(t, macUnknown, serverIP, addrA),
-			want: ptr(nakView(macUnknown, "10.77.0.10 is not leased to 52:54:00:ff:ff:ff")),
-		},
-		{
-			name: "unknown MAC renews an address of the pool: NAK",
-			req:  renewing(t, macUnknown, addrA),
-			want: ptr(nakView(macUnknown, "10.77.0.10 is not leased to 52:54:00:ff:ff:ff")),
-		},
-		{name: "unknown MAC renews an address of another network: silence", req: renewing(t, macUnknown, netip.MustParseAddr("192.168.1.7"))},
-		{name: "known MAC selects another server: silence", req: selecting(t, macA, netip.MustParseAddr("10.77.0.254"), addrA)},
-		{
-			name: "moved MAC renews its old address: NAK",
-			before: func() {
-				if _, err := a.Apply(labPool(movedAllocated())); err != nil {
-					t.Fatal(err)
-				}
-			},
-			req:  renewing(t, macA, addrA),
-			want: ptr(nakView(macA, "10.77.0.10 is not leased to 52:54:00:aa:00:01")),
-		},
-		{
-			name: "moved MAC reboots with its old address: NAK",
-			req:  initReboot(t, macA, addrA),
-			want: ptr(nakView(macA, "10.77.0.10 is not leased to 52:54:00:aa:00:01")),
-		},
-		{name: "moved MAC discovers: new address", req: discover(t, macA), want: ptr(offerView(macA, addrA2))},
-		{name: "moved MAC selects it", req: selecting(t, macA, serverIP, addrA2), want: ptr(ackView(macA, "0.0.0.0", addrA2))},
-		{name: "moved MAC renews it", req: renewing(t, macA, addrA2), want: ptr(ackView(macA, "10.77.0.20", addrA2))},
-		{name: "unmoved MAC is unaffected", req: renewing(t, macB, addrB), want: ptr(ackView(macB, "10.77.0.11", addrB))},
-	}
-	for _, s := range steps {
-		if s.before != nil {
-			s.before()
-		}
-		got := c.exchange(s.req)
-		switch {
-		case s.want == nil && got != nil:
-			t.Errorf("%s: got %s, want no reply", s.name, got.MessageType())
-		case s.want != nil && got == nil:
-			t.Errorf("%s: no reply within %v, want %s", s.name, silence, s.want.Options["53 message type"])
-		case s.want != nil:
-			s.want.XID = s.req.TransactionID.String()
-			if diff := cmp.Diff(*s.want, viewOf(t, got)); diff != "" {
-				t.Errorf("%s: reply (-want +got):\n%s", s.name, diff)
+			steps := []struct {
+				name   string
+				before func() // run before the request
+				req    *dhcpv4.DHCPv4
+				want   *view // nil: no reply
+			}{
+				{name: "known MAC discovers", req: discover(t, macA), want: ptr(offerView(macA, addrA))},
+				{name: "known MAC selects the offer", req: selecting(t, macA, serverIP, addrA), want: ptr(ackView(macA, "0.0.0.0", addrA))},
+				{name: "known MAC renews", req: renewing(t, macA, addrA), want: ptr(ackView(macA, "10.77.0.10", addrA))},
+				{name: "second MAC discovers", req: discover(t, macB), want: ptr(offerView(macB, addrB))},
+				{name: "unknown MAC discovers: silence", req: discover(t, macUnknown)},
+				{
+					name: "unknown MAC requests an address of the pool: NAK",
+					req:  selecting(t, macUnknown, serverIP, addrA),
+					want: ptr(nakView(macUnknown, "10.77.0.10 is not leased to 52:54:00:ff:ff:ff")),
+				},
+				{
+					name: "unknown MAC renews an address of the pool: NAK",
+					req:  renewing(t, macUnknown, addrA),
+					want: ptr(nakView(macUnknown, "10.77.0.10 is not leased to 52:54:00:ff:ff:ff")),
+				},
+				{name: "unknown MAC renews an address of another network: silence", req: renewing(t, macUnknown, netip.MustParseAddr("192.168.1.7"))},
+				{name: "known MAC selects another server: silence", req: selecting(t, macA, netip.MustParseAddr("10.77.0.254"), addrA)},
+				{
+					name: "moved MAC renews its old address: NAK",
+					before: func() {
+						if _, err := a.Apply(labPool(movedAllocated())); err != nil {
+							t.Fatal(err)
+						}
+					},
+					req:  renewing(t, macA, addrA),
+					want: ptr(nakView(macA, "10.77.0.10 is not leased to 52:54:00:aa:00:01")),
+				},
+				{
+					name: "moved MAC reboots with its old address: NAK",
+					req:  initReboot(t, macA, addrA),
+					want: ptr(nakView(macA, "10.77.0.10 is not leased to 52:54:00:aa:00:01")),
+				},
+				{name: "moved MAC discovers: new address", req: discover(t, macA), want: ptr(offerView(macA, addrA2))},
+				{name: "moved MAC selects it", req: selecting(t, macA, serverIP, addrA2), want: ptr(ackView(macA, "0.0.0.0", addrA2))},
+				{name: "moved MAC renews it", req: renewing(t, macA, addrA2), want: ptr(ackView(macA, "10.77.0.20", addrA2))},
+				{name: "unmoved MAC is unaffected", req: renewing(t, macB, addrB), want: ptr(ackView(macB, "10.77.0.11", addrB))},
 			}
-		}
+			for _, s := range steps {
+				if s.before != nil {
+					s.before()
+				}
+				got := c.exchange(s.req)
+				switch {
+				case s.want == nil && got != nil:
+					t.Errorf("%s: got %s, want no reply", s.name, got.MessageType())
+				case s.want != nil && got == nil:
+					t.Errorf("%s: no reply within %v, want %s", s.name, silence, s.want.Options["53 message type"])
+				case s.want != nil:
+					s.want.XID = s.req.TransactionID.String()
+					if diff := cmp.Diff(*s.want, viewOf(t, got)); diff != "" {
+						t.Errorf("%s: reply (-want +got):\n%s", s.name, diff)
+					}
+				}
+			}
+			t.Logf("agent log:\n%s", logs)
+		})
 	}
-	t.Logf("agent log:\n%s", logs)
 }
 
 func ptr[T any](v T) *T { return &v }

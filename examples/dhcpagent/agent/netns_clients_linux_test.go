@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
-	"github.com/insomniacslk/dhcp/dhcpv4/server4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
 )
 
@@ -111,34 +111,28 @@ func runRealClient(t *testing.T, c realClient, pool *Pool) {
 	// Record each reply of the kind the client's script reads.
 	var mu sync.Mutex
 	var replies []*dhcpv4.DHCPv4
-	maxSize := "none" // the client's option 57
-	handle := func(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
-		if resp, err := a.Respond(m); err == nil && resp.MessageType() == c.reads {
-			mu.Lock()
-			replies = append(replies, resp)
+	var wires [][]byte // each reply as sent: overloaded options are only in these
+	maxSize := "none"  // the client's option 57
+	tap := &tapConn{
+		Conn: listenIn(t, p.agentNS, p.agentIf),
+		read: func(m *dhcpv4.DHCPv4) {
 			if v, err := m.MaxMessageSize(); err == nil {
+				mu.Lock()
 				maxSize = fmt.Sprint(v)
+				mu.Unlock()
 			}
-			mu.Unlock()
-		}
-		a.Handle(conn, peer, m)
+		},
+		sent: func(m *dhcpv4.DHCPv4, wire []byte, _ netip.AddrPort) {
+			if m.MessageType() == c.reads {
+				mu.Lock()
+				replies = append(replies, m)
+				wires = append(wires, wire)
+				mu.Unlock()
+			}
+		},
 	}
-	var conn *net.UDPConn
-	if err := inNetns(p.agentNS, func() (err error) {
-		conn, err = server4.NewIPv4UDPConn(p.agentIf, &net.UDPAddr{Port: ServerPort})
-		return err
-	}); err != nil {
-		t.Fatalf("agent socket in %s: %v", p.agentNS, err)
-	}
-	srv, err := server4.NewServer("", nil, handle, server4.WithConn(conn))
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve() }()
+	serveIn(t, a, tap)
 	t.Cleanup(func() {
-		srv.Close()
-		<-served
 		if t.Failed() {
 			t.Logf("agent log:\n%s", logs)
 		}
@@ -195,7 +189,7 @@ func runRealClient(t *testing.T, c realClient, pool *Pool) {
 		t.Fatalf("%s is bound, but the agent sent no %s", c.name, c.reads)
 	}
 	ack := replies[len(replies)-1]
-	opts, overload, err := clientOptions(ack.ToBytes())
+	opts, overload, err := clientOptions(wires[len(wires)-1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +206,7 @@ func runRealClient(t *testing.T, c realClient, pool *Pool) {
 		t.Errorf("%s read (+) other options than the %s carried (-), option overload %d:\n%s", c.name, c.reads, overload, diff)
 	}
 	t.Logf("%s (option 57: %s) read %s from a %d-byte %s, option overload %d, %d name servers", c.name, maxSize,
-		got["address"], len(ack.ToBytes()), c.reads, overload, len(strings.Fields(got["dns"])))
+		got["address"], len(wires[len(wires)-1]), c.reads, overload, len(strings.Fields(got["dns"])))
 }
 
 // boundEnv is the environment of the client's script when it reported a

@@ -2,7 +2,7 @@ package agent
 
 import (
 	"fmt"
-	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +15,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
-	"github.com/insomniacslk/dhcp/dhcpv4/server4"
 )
 
 // lifecycleLease is the lease time of the lifecycle tests: short, so that
@@ -195,23 +194,16 @@ func (h *lifecycleHost) received(typ dhcpv4.MessageType, from, to time.Time) []r
 	return out
 }
 
-// sendLog is a net.PacketConn that records every reply it sends.
+// sendLog records every reply the agent sends.
 type sendLog struct {
-	net.PacketConn
 	mu   sync.Mutex
 	sent []sent
 }
 
-func (c *sendLog) WriteTo(b []byte, addr net.Addr) (int, error) {
-	n, err := c.PacketConn.WriteTo(b, addr)
-	if err == nil {
-		if m, perr := dhcpv4.FromBytes(b); perr == nil {
-			c.mu.Lock()
-			c.sent = append(c.sent, sent{at: time.Now(), typ: m.MessageType(), yiaddr: m.YourIPAddr.String(), to: addr.String(), msg: m})
-			c.mu.Unlock()
-		}
-	}
-	return n, err
+func (c *sendLog) record(m *dhcpv4.DHCPv4, _ []byte, to netip.AddrPort) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sent = append(c.sent, sent{at: time.Now(), typ: m.MessageType(), yiaddr: m.YourIPAddr.String(), to: to.String(), msg: m})
 }
 
 func (c *sendLog) all() []sent {
@@ -247,30 +239,19 @@ func startLifecycle(t *testing.T, c lifecycleClient, pool *Pool, opts ...Option)
 	logs := &logBuffer{}
 	h.logs = logs
 	h.agent = newAgent(t, pool, newTestLogger(logs), opts...)
-	var conn *net.UDPConn
-	if err := inNetns(h.pair.agentNS, func() (err error) {
-		conn, err = server4.NewIPv4UDPConn(h.pair.agentIf, &net.UDPAddr{Port: ServerPort})
-		return err
-	}); err != nil {
-		t.Fatalf("agent socket in %s: %v", h.pair.agentNS, err)
+	h.sends = &sendLog{}
+	tap := &tapConn{
+		Conn: listenIn(t, h.pair.agentNS, h.pair.agentIf),
+		read: func(m *dhcpv4.DHCPv4) {
+			h.recvMu.Lock()
+			h.recv = append(h.recv, received{at: time.Now(), msg: m})
+			h.recvMu.Unlock()
+		},
+		sent: h.sends.record,
 	}
-	h.sends = &sendLog{PacketConn: conn}
-	handle := func(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
-		h.recvMu.Lock()
-		h.recv = append(h.recv, received{at: time.Now(), msg: m})
-		h.recvMu.Unlock()
-		h.agent.Handle(conn, peer, m)
-	}
-	srv, err := server4.NewServer("", nil, handle, server4.WithConn(h.sends))
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve() }()
+	serveIn(t, h.agent, tap)
 	t.Cleanup(func() {
 		h.stop()
-		srv.Close()
-		<-served
 		if t.Failed() {
 			t.Logf("agent log:\n%s", logs)
 			t.Logf("%s output:\n%s", c.name, h.output)

@@ -6,12 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +19,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/dhcpv4/nclient4"
-	"github.com/insomniacslk/dhcp/dhcpv4/server4"
 	"golang.org/x/sys/unix"
 )
 
@@ -216,13 +215,7 @@ func TestNetns(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var conn *net.UDPConn
-	if err := inNetns(p.agentNS, func() (err error) {
-		conn, err = server4.NewIPv4UDPConn(p.agentIf, &net.UDPAddr{Port: ServerPort})
-		return err
-	}); err != nil {
-		t.Fatalf("agent socket in %s: %v", p.agentNS, err)
-	}
+	conn := listenIn(t, p.agentNS, p.agentIf)
 	ctx, cancel := context.WithCancel(context.Background())
 	served, watched := make(chan error, 1), make(chan error, 1)
 	go func() { served <- a.Serve(ctx, conn) }()
@@ -307,4 +300,61 @@ func TestNetns(t *testing.T) {
 	if log := logs.String(); !strings.Contains(log, `"update" mac="52:54:00:aa:00:01" from="10.77.0.10" to="10.77.0.20"`) {
 		t.Errorf("agent did not log the update of the moved MAC; log:\n%s", log)
 	}
+}
+
+// listenIn is the agent's production socket (Listen) on iface port 67
+// inside the namespace ns.
+func listenIn(t *testing.T, ns, iface string) *Socket {
+	t.Helper()
+	var s *Socket
+	if err := inNetns(ns, func() (err error) {
+		s, err = Listen(iface, netip.AddrPortFrom(netip.IPv4Unspecified(), ServerPort))
+		return err
+	}); err != nil {
+		t.Fatalf("agent socket in %s: %v", ns, err)
+	}
+	return s
+}
+
+// serveIn runs a.Serve on conn until the test ends.
+func serveIn(t *testing.T, a *Agent, conn Conn) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(ctx, conn) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+}
+
+// tapConn is a Conn that shows each DHCPv4 message it reads or sends to
+// a test, decoded from a copy, as Serve sees it.
+type tapConn struct {
+	Conn
+	read func(m *dhcpv4.DHCPv4)                                 // nil: not watched
+	sent func(m *dhcpv4.DHCPv4, wire []byte, to netip.AddrPort) // nil: not watched
+}
+
+func (c *tapConn) ReadFromUDPAddrPort(b []byte) (int, netip.AddrPort, error) {
+	n, from, err := c.Conn.ReadFromUDPAddrPort(b)
+	if err == nil && c.read != nil {
+		if m, perr := dhcpv4.FromBytes(slices.Clone(b[:n])); perr == nil { // Serve reuses b
+			c.read(m)
+		}
+	}
+	return n, from, err
+}
+
+func (c *tapConn) WriteToUDPAddrPort(b []byte, to netip.AddrPort) (int, error) {
+	n, err := c.Conn.WriteToUDPAddrPort(b, to)
+	if err == nil && c.sent != nil {
+		wire := slices.Clone(b) // the agent reuses b
+		if m, perr := dhcpv4.FromBytes(wire); perr == nil {
+			c.sent(m, wire, to)
+		}
+	}
+	return n, err
 }

@@ -2,11 +2,19 @@
 
 package agent
 
-import "net"
+import (
+	"errors"
+	"net"
+	"syscall"
+)
 
 // SetReceiveBuffer asks for a socket receive buffer of bytes on conn
 // (SO_RCVBUF through net.UDPConn.SetReadBuffer). Outside Linux it cannot
 // read back what the kernel granted, and returns -1 for it.
-func SetReceiveBuffer(conn *net.UDPConn, bytes int) (granted int, err error) {
-	return -1, conn.SetReadBuffer(bytes)
+func SetReceiveBuffer(conn syscall.Conn, bytes int) (granted int, err error) {
+	u, ok := conn.(*net.UDPConn)
+	if !ok {
+		return -1, errors.New("agent: SetReceiveBuffer needs a *net.UDPConn outside Linux")
+	}
+	return -1, u.SetReadBuffer(bytes)
 }

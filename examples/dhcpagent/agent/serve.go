@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/netip"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
@@ -12,6 +13,16 @@ import (
 // maxMessage is the largest datagram Serve reads: the largest UDP payload
 // over IPv4, so that no message is cut short whatever its size.
 const maxMessage = 65507
+
+// Conn is the socket Serve answers on: a *Socket (what the agent's
+// command listens with), or a *net.UDPConn. Addresses are values, so that
+// reading a request and sending its reply allocate nothing.
+type Conn interface {
+	ReadFromUDPAddrPort(b []byte) (n int, addr netip.AddrPort, err error)
+	WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error)
+	Close() error
+	LocalAddr() net.Addr
+}
 
 // Serve answers DHCPv4 requests on conn until ctx is done or conn fails,
 // then closes conn. It returns nil when ctx ended it.
@@ -23,14 +34,14 @@ const maxMessage = 65507
 // message that does not parse is skipped (logged at command.Debug). A
 // peer that sent from 0.0.0.0 is reported to Handle as the broadcast
 // address on its port, as the dhcp library's server4 does.
-func (a *Agent) Serve(ctx context.Context, conn net.PacketConn) error {
+func (a *Agent) Serve(ctx context.Context, conn Conn) error {
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	defer conn.Close()
 	a.log.Info("serving", "addr", conn.LocalAddr().String(), "probation", a.probation.Period().String())
 	buf := make([]byte, maxMessage)
 	for {
-		n, peer, err := conn.ReadFrom(buf)
+		n, peer, err := conn.ReadFromUDPAddrPort(buf)
 		if err != nil {
 			if ctx.Err() != nil && errors.Is(err, net.ErrClosed) {
 				return nil
@@ -44,16 +55,17 @@ func (a *Agent) Serve(ctx context.Context, conn net.PacketConn) error {
 			}
 			continue
 		}
-		a.Handle(conn, clientPeer(peer), m)
+		a.handle(conn, clientPeer(peer), m)
 	}
 }
 
-// clientPeer is peer as Handle and Destination expect it: a client that
-// sent from 0.0.0.0 (it has no address yet) is the broadcast address on
-// its port.
-func clientPeer(peer net.Addr) net.Addr {
-	if u, ok := peer.(*net.UDPAddr); ok && (u.IP == nil || u.IP.To4().Equal(net.IPv4zero)) {
-		return &net.UDPAddr{IP: net.IPv4bcast, Port: u.Port}
+// clientPeer is peer as Handle and Destination expect it: IPv4 in its
+// 4-byte form, and a client that sent from 0.0.0.0 (it has no address
+// yet) as the broadcast address on its port.
+func clientPeer(peer netip.AddrPort) netip.AddrPort {
+	ip := peer.Addr().Unmap()
+	if !ip.IsValid() || ip == netip.IPv4Unspecified() {
+		ip = limitedBroadcast
 	}
-	return peer
+	return netip.AddrPortFrom(ip, peer.Port())
 }

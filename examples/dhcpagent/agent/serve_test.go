@@ -1,7 +1,7 @@
 package agent
 
 import (
-	"net"
+	"net/netip"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -12,37 +12,42 @@ import (
 // message, then a DISCOVER: the read loop goes on past the first and
 // answers the second.
 func TestServeSkipsMalformed(t *testing.T) {
-	a := newAgent(t, benchPool(10), logr.Discard())
-	c := serveLoopback(t, a)
-	if _, err := c.conn.WriteToUDP([]byte("not dhcp"), c.server); err != nil {
-		t.Fatal(err)
-	}
-	resp := c.exchange(discover(t, "52:54:00:00:00:01"))
-	if resp == nil {
-		t.Fatal("no OFFER after a malformed datagram")
-	}
-	if got, want := resp.YourIPAddr.String(), "10.77.1.1"; got != want {
-		t.Errorf("OFFER yiaddr = %s, want %s", got, want)
-	}
-	if got := a.Stats(a.now()).Received; got != 1 {
-		t.Errorf("Stats.Received = %d, want 1 (the malformed datagram is not a client message)", got)
+	for _, conn := range loopbackConns {
+		t.Run(conn.name, func(t *testing.T) {
+			a := newAgent(t, benchPool(10), logr.Discard())
+			c := serveLoopback(t, a, conn.listen(t))
+			if _, err := c.conn.WriteToUDP([]byte("not dhcp"), c.server); err != nil {
+				t.Fatal(err)
+			}
+			resp := c.exchange(discover(t, "52:54:00:00:00:01"))
+			if resp == nil {
+				t.Fatal("no OFFER after a malformed datagram")
+			}
+			if got, want := resp.YourIPAddr.String(), "10.77.1.1"; got != want {
+				t.Errorf("OFFER yiaddr = %s, want %s", got, want)
+			}
+			if got := a.Stats(a.now()).Received; got != 1 {
+				t.Errorf("Stats.Received = %d, want 1 (the malformed datagram is not a client message)", got)
+			}
+		})
 	}
 }
 
 // TestClientPeer checks the peer Serve hands to Handle: a client without
-// an address is the broadcast address on its own port, any other peer is
-// passed on as it is.
+// an address is the broadcast address on its own port, IPv4 comes
+// unmapped, any other peer is passed on as it is.
 func TestClientPeer(t *testing.T) {
 	tests := []struct {
 		name string
-		peer net.Addr
+		peer netip.AddrPort
 		want string
 	}{
-		{"unspecified IPv4", &net.UDPAddr{IP: net.IPv4zero, Port: 68}, "255.255.255.255:68"},
-		{"unspecified in 16 bytes, other port", &net.UDPAddr{IP: net.IPv4zero.To16(), Port: 1068}, "255.255.255.255:1068"},
-		{"nil IP", &net.UDPAddr{Port: 68}, "255.255.255.255:68"},
-		{"a relay", &net.UDPAddr{IP: net.IPv4(10, 77, 0, 3), Port: 67}, "10.77.0.3:67"},
-		{"a renewing client", &net.UDPAddr{IP: net.IPv4(10, 77, 1, 1), Port: 68}, "10.77.1.1:68"},
+		{"unspecified IPv4", netip.MustParseAddrPort("0.0.0.0:68"), "255.255.255.255:68"},
+		{"unspecified, mapped, other port", netip.MustParseAddrPort("[::ffff:0.0.0.0]:1068"), "255.255.255.255:1068"},
+		{"no address", netip.AddrPortFrom(netip.Addr{}, 68), "255.255.255.255:68"},
+		{"a relay", netip.MustParseAddrPort("10.77.0.3:67"), "10.77.0.3:67"},
+		{"a relay, mapped", netip.MustParseAddrPort("[::ffff:10.77.0.3]:67"), "10.77.0.3:67"},
+		{"a renewing client", netip.MustParseAddrPort("10.77.1.1:68"), "10.77.1.1:68"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,158 @@
+package agent
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// listenLoopback is a Socket on 127.0.0.1 at a free port, closed at the
+// end of the test.
+func listenLoopback(t *testing.T) *Socket {
+	t.Helper()
+	s, err := Listen("", netip.MustParseAddrPort("127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestSocketRoundTrip sends a datagram to a Socket and one back: the
+// sender and the bytes arrive as sent, and LocalAddr names the port the
+// kernel picked.
+func TestSocketRoundTrip(t *testing.T) {
+	s := listenLoopback(t)
+	local := s.LocalAddr().(*net.UDPAddr)
+	if local.Port == 0 || local.IP.String() != "127.0.0.1" {
+		t.Fatalf("LocalAddr = %s, want 127.0.0.1 and the port the kernel picked", local)
+	}
+	peer, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	peer.SetDeadline(time.Now().Add(5 * time.Second))
+
+	if _, err := peer.WriteToUDPAddrPort([]byte("request"), local.AddrPort()); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, from, err := s.ReadFromUDPAddrPort(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("request from "+peer.LocalAddr().String(), string(buf[:n])+" from "+from.String()); diff != "" {
+		t.Errorf("ReadFromUDPAddrPort (-want +got):\n%s", diff)
+	}
+	if _, err := s.WriteToUDPAddrPort([]byte("reply"), from); err != nil {
+		t.Fatal(err)
+	}
+	n, replier, err := peer.ReadFromUDPAddrPort(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("reply from "+local.String(), string(buf[:n])+" from "+replier.String()); diff != "" {
+		t.Errorf("reply (-want +got):\n%s", diff)
+	}
+}
+
+// TestSocketAllocations checks the promise of Socket's doc: reading a
+// request and writing a reply allocate nothing.
+func TestSocketAllocations(t *testing.T) {
+	s := listenLoopback(t)
+	peer, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	to := s.LocalAddr().(*net.UDPAddr).AddrPort()
+	back := peer.LocalAddr().(*net.UDPAddr).AddrPort()
+	msg, buf := []byte("request"), make([]byte, 64)
+	// AllocsPerRun calls the function once to warm up, then runs times:
+	// every datagram it reads is sent before, so the peer is not counted.
+	const runs = 20
+	for range runs + 1 {
+		if _, err := peer.WriteToUDPAddrPort(msg, to); err != nil {
+			t.Fatal(err)
+		}
+	}
+	socketAllocs := testing.AllocsPerRun(runs, func() {
+		if _, _, err := s.ReadFromUDPAddrPort(buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.WriteToUDPAddrPort(msg, back); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if socketAllocs != 0 {
+		t.Errorf("Socket read + write: %v allocations, want 0", socketAllocs)
+	}
+}
+
+// TestSocketCloseWakesRead closes a Socket while a read waits in the
+// kernel: the read returns net.ErrClosed promptly, and so does a second
+// Close.
+func TestSocketCloseWakesRead(t *testing.T) {
+	s, err := Listen("", netip.MustParseAddrPort("127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := make(chan error, 1)
+	go func() {
+		_, _, err := s.ReadFromUDPAddrPort(make([]byte, 64))
+		read <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // let the read block in recvfrom
+	if err := s.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	select {
+	case err := <-read:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Errorf("read after Close: %v, want net.ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a read waiting in the kernel did not return within 5 s of Close")
+	}
+	if err := s.Close(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("second Close: %v, want net.ErrClosed", err)
+	}
+	if _, _, err := s.ReadFromUDPAddrPort(make([]byte, 64)); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("read on a closed Socket: %v, want net.ErrClosed", err)
+	}
+}
+
+// TestSocketErrors: what Listen and WriteToUDPAddrPort refuse.
+func TestSocketErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		do   func() error
+		want error // nil: any error
+	}{
+		{"listen on IPv6", func() error {
+			_, err := Listen("", netip.MustParseAddrPort("[::1]:0"))
+			return err
+		}, ErrNotIPv4},
+		{"listen on a missing interface", func() error {
+			_, err := Listen("vmnetkit-none0", netip.MustParseAddrPort("127.0.0.1:0"))
+			return err
+		}, nil},
+		{"send to IPv6", func() error {
+			_, err := listenLoopback(t).WriteToUDPAddrPort([]byte("x"), netip.MustParseAddrPort("[::1]:68"))
+			return err
+		}, ErrNotIPv4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.do()
+			if err == nil || (tt.want != nil && !errors.Is(err, tt.want)) {
+				t.Errorf("error %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
