@@ -20,6 +20,13 @@ var (
 	errOptionLength = errors.New("error collecting options: option code without a length")
 )
 
+// maxReusedOptions is the most options a message may have held for
+// decodeMessage to clear and reuse its map. A map keeps the room it grew
+// to, and clearing costs that room: once a message with every option code
+// has been decoded into m, clearing its map would double the cost of every
+// message after it. Real clients send about ten options.
+const maxReusedOptions = 32
+
 // Offsets in the fixed BOOTP header (RFC 2131 section 2).
 const (
 	offCIAddr = 12
@@ -33,17 +40,18 @@ const (
 // exactly when FromBytes fails, though with its own error text. On error, m
 // holds a partial message and must not be used.
 //
-// Unlike FromBytes it reuses m and copies nothing: every byte slice of m
-// (the four IP addresses, ClientHWAddr and the option values) ALIASES b, so
-// m is valid only while b is unchanged; a caller that keeps any part of m
-// past the next read into b must copy it. The aliases are capped at their
+// Unlike FromBytes it reuses m and copies no byte slice: each of m's
+// byte slices (the four IP addresses, ClientHWAddr, the option values)
+// ALIASES b, so m is valid only while b is unchanged; a caller that keeps
+// any part of m past the next read into b must copy it. The aliases are capped at their
 // length, so appending to one never writes into b. m.Options is cleared
-// and refilled, and allocated only when nil. ServerHostName and
-// BootFileName are the only copies: an empty one, or one equal to the one
-// m already holds, is not allocated. An option that appears more than once
-// is concatenated in order (RFC 3396), as FromBytes does, and that
-// concatenation is allocated. So a steady stream of messages without
-// repeated options, decoded into one reused m, allocates nothing.
+// and refilled, and allocated only when nil or when it held more than
+// maxReusedOptions options. ServerHostName and BootFileName are the only
+// copies: an empty one, or one equal to the one m already holds, is not
+// allocated. An option that appears more than once is concatenated in
+// order (RFC 3396), as FromBytes does, and that concatenation is
+// allocated. So a steady stream of messages with at most maxReusedOptions
+// options and none repeated, decoded into one reused m, allocates nothing.
 //
 // The rules are FromBytes's own (github.com/insomniacslk/dhcp at the
 // version in go.mod): at least 240 bytes; the magic cookie; then options,
@@ -77,7 +85,7 @@ func decodeMessage(m *dhcpv4.DHCPv4, b []byte) error {
 	m.ServerHostName = cString(m.ServerHostName, b[offSName:offFile])
 	m.BootFileName = cString(m.BootFileName, b[offFile:fixedLenNoCookie])
 
-	if m.Options == nil {
+	if m.Options == nil || len(m.Options) > maxReusedOptions {
 		m.Options = make(dhcpv4.Options)
 	} else {
 		clear(m.Options)

@@ -212,10 +212,22 @@ var messageOptions = cmp.Options{
 }
 
 // stale is a message decoded into m before the case's input, so that a
-// field decodeMessage forgot to set would show in the diff.
+// field decodeMessage forgot to set, or an option it forgot to clear,
+// would show in the diff. It has maxReusedOptions options, the most with
+// which decodeMessage clears the map rather than replace it, among them
+// every code the cases use.
 func stale(t fataler) []byte {
 	t.Helper()
-	b := everyCode()
+	codes := []byte{1, 2, 3, 6, 12, 15, 43, 50, 51, 52, 53, 54, 55, 57, 58, 59,
+		60, 61, 77, 80, 81, 82, 116, 119, 121, 145, 150, 160, 200, 210, 220, 254}
+	if len(codes) != maxReusedOptions {
+		t.Fatal("stale: want", maxReusedOptions, "options, have", len(codes))
+	}
+	var opts []byte
+	for _, code := range codes {
+		opts = append(opts, code, 2, code, code)
+	}
+	b := withOptions(append(opts, 255)...)
 	for i := range offSName {
 		b[i] = 0xee
 	}
@@ -309,6 +321,19 @@ func TestDecodeMessageAliases(t *testing.T) {
 	}
 	if got := reflect.ValueOf(m.Options).UnsafePointer(); got != opts {
 		t.Errorf("decodeMessage allocated a new options map for a message that had one")
+	}
+
+	// A map grown by a message with every option code is replaced once,
+	// then reused again.
+	for i, b := range [][]byte{everyCode(), in, in} {
+		opts = reflect.ValueOf(m.Options).UnsafePointer()
+		if err := decodeMessage(&m, b); err != nil {
+			t.Fatal(err)
+		}
+		replaced := reflect.ValueOf(m.Options).UnsafePointer() != opts
+		if want := i == 1; replaced != want {
+			t.Errorf("message %d after the DISCOVER: options map replaced %t, want %t", i, replaced, want)
+		}
 	}
 }
 
