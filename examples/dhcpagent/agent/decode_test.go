@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"reflect"
 	"strings"
@@ -449,4 +450,35 @@ func BenchmarkDecode(b *testing.B) {
 			})
 		})
 	}
+}
+
+// Example_decodeMessage decodes datagrams read into one reused buffer into
+// one reused message, as a read loop does: what outlives the next read
+// must be copied, since the message's slices are the buffer's bytes.
+func Example_decodeMessage() {
+	buf := make([]byte, maxMessage)
+	var m dhcpv4.DHCPv4
+	var aliased net.HardwareAddr
+	var copied []string
+	for _, mac := range []string{"52:54:00:aa:00:01", "52:54:00:aa:00:02"} {
+		hw, _ := net.ParseMAC(mac)
+		req, _ := dhcpv4.NewDiscovery(hw)
+		n := copy(buf, req.ToBytes()) // what conn.ReadFrom(buf) would do
+		if err := decodeMessage(&m, buf[:n]); err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(m.MessageType(), m.ClientHWAddr)
+		if aliased == nil {
+			aliased = m.ClientHWAddr
+		}
+		copied = append(copied, m.ClientHWAddr.String())
+	}
+	fmt.Println("kept without a copy:", aliased)
+	fmt.Println("copied:", copied)
+	// Output:
+	// DISCOVER 52:54:00:aa:00:01
+	// DISCOVER 52:54:00:aa:00:02
+	// kept without a copy: 52:54:00:aa:00:02
+	// copied: [52:54:00:aa:00:01 52:54:00:aa:00:02]
 }
