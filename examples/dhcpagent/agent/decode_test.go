@@ -350,37 +350,41 @@ func aliases(b, v []byte) bool {
 
 // TestDecodeMessageAllocs: a steady stream of client messages decoded
 // into one reused message allocates nothing, including, once it is held,
-// a non-empty sname and file that stay the same.
+// a non-empty sname and file that stay the same; nor does rejecting
+// garbage.
 func TestDecodeMessageAllocs(t *testing.T) {
 	tests := []struct {
-		name   string
-		stream [][]byte
+		name    string
+		stream  [][]byte
+		wantErr bool
 	}{
-		{"perfdhcp DISCOVER and REQUEST", [][]byte{capturedMessages[0].wire(t), perfdhcpRequest(t)}},
+		{"perfdhcp DISCOVER and REQUEST", [][]byte{capturedMessages[0].wire(t), perfdhcpRequest(t)}, false},
 		{"every captured client message", func() [][]byte {
 			var s [][]byte
 			for _, c := range capturedMessages {
 				s = append(s, c.wire(t))
 			}
 			return s
-		}()},
+		}(), false},
 		{"the same sname and file", [][]byte{withHeader(func(b []byte) {
 			copy(b[offSName:], "tftp.lab.example")
 			copy(b[offFile:], "pxelinux.0")
-		})}},
+		})}, false},
+		{"rejected messages", [][]byte{withOptions()[:100], withHeader(func(b []byte) { b[fixedLenNoCookie] = 0 }),
+			withOptions(53, 1, 1), withOptions(53, 2, 1), withOptions(53)}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var m dhcpv4.DHCPv4
 			for _, b := range tt.stream { // the map and the strings, once
-				if err := decodeMessage(&m, b); err != nil {
-					t.Fatal(err)
+				if err := decodeMessage(&m, b); (err != nil) != tt.wantErr {
+					t.Fatalf("decodeMessage error = %v, want error %t", err, tt.wantErr)
 				}
 			}
 			i := 0
 			allocs := testing.AllocsPerRun(100, func() {
-				if err := decodeMessage(&m, tt.stream[i%len(tt.stream)]); err != nil {
-					t.Fatal(err)
+				if err := decodeMessage(&m, tt.stream[i%len(tt.stream)]); (err != nil) != tt.wantErr {
+					t.Fatalf("decodeMessage error = %v, want error %t", err, tt.wantErr)
 				}
 				i++
 			})
