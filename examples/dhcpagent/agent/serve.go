@@ -27,9 +27,11 @@ type Conn interface {
 // Serve answers DHCPv4 requests on conn until ctx is done or conn fails,
 // then closes conn. It returns nil when ctx ended it.
 //
-// It reads with one reused buffer and handles each message (see Handle)
-// on the calling goroutine before it reads the next: per message it starts no
-// goroutine and allocates no buffer, which is what a DHCP server's cost
+// It reads with one reused buffer, decodes each message into one reused
+// dhcpv4.DHCPv4 that aliases the buffer (see decodeMessage: the rules of
+// dhcpv4.FromBytes, without its allocations) and handles it (see Handle)
+// on the calling goroutine before it reads the next: per message it starts
+// no goroutine and allocates no buffer, which is what a DHCP server's cost
 // under load is made of, since the decision itself is microseconds. A
 // message that does not parse is skipped (logged at command.Debug). A
 // peer that sent from 0.0.0.0 is reported to Handle as the broadcast
@@ -40,6 +42,7 @@ func (a *Agent) Serve(ctx context.Context, conn Conn) error {
 	defer conn.Close()
 	a.log.Info("serving", "addr", conn.LocalAddr().String(), "probation", a.probation.Period().String())
 	buf := make([]byte, maxMessage)
+	var m dhcpv4.DHCPv4 // aliases buf: nothing handle keeps may point into it
 	for {
 		n, peer, err := conn.ReadFromUDPAddrPort(buf)
 		if err != nil {
@@ -48,14 +51,13 @@ func (a *Agent) Serve(ctx context.Context, conn Conn) error {
 			}
 			return err
 		}
-		m, err := dhcpv4.FromBytes(buf[:n])
-		if err != nil {
+		if err := decodeMessage(&m, buf[:n]); err != nil {
 			if a.log.V(command.Debug).Enabled() {
 				a.log.V(command.Debug).Info("not a DHCPv4 message", "from", peer.String(), "err", err.Error())
 			}
 			continue
 		}
-		a.handle(conn, clientPeer(peer), m)
+		a.handle(conn, clientPeer(peer), &m)
 	}
 }
 
