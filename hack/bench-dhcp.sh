@@ -9,9 +9,11 @@
 #
 #   saturation: perfdhcp asks for far more than a server can do (-r 50000)
 #               for PERIOD seconds; its "Rate" is the 4-way exchanges/s done;
-#   at RATE/s:  perfdhcp at RATE exchanges/s for PERIOD seconds: the drops it
-#               counts, and the server's CPU time (user + system, from
-#               /proc/PID/stat) per 1,000 completed exchanges;
+#   at RATE/s:  perfdhcp at RATE exchanges/s for PERIOD seconds, then 1 s
+#               more (-W) for the replies in flight when the period ends, so
+#               that an exchange the period's end cut short is not a drop:
+#               the drops it counts, and the server's CPU time (user +
+#               system, from /proc/PID/stat) per 1,000 completed exchanges;
 #   burst:      BURST exchanges started at 20,000/s (every VM of a host
 #               booting at once), each given 4 s, a real client's first
 #               retransmission time, instead of perfdhcp's 1 s: how many
@@ -116,8 +118,8 @@ stop() {
 	wait "$server_pid" 2>/dev/null || true
 	server_pid=""
 }
-# cpu_ticks is the server's user + system CPU time, in clock ticks.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$server_pid/stat"; }
+# cpu_ticks is the server's user and system CPU time, in clock ticks.
+cpu_ticks() { awk '{print $14, $15}' "/proc/$server_pid/stat"; }
 perf() {
 	# perfdhcp exits 3 when it counted drops: that is a result, not a failure.
 	ip netns exec "$ns_c" perfdhcp -4 -l "$if_c" -b mac=52:54:00:00:00:00 -R "$clients" -p "$period" "$@" 10.77.0.2 2>&1 || true
@@ -137,15 +139,18 @@ for round in $(seq "$rounds"); do
 		start "$server"
 		perf -r 100 -p 1 >"$work/warmup.$server" # warm up: every client gets its lease once
 		sat=$(perf -r 50000 | rate_of)
-		before=$(cpu_ticks)
-		out=$(perf -r "$rate")
-		after=$(cpu_ticks)
+		read -r user0 sys0 < <(cpu_ticks)
+		out=$(perf -r "$rate" -W 1000000)
+		read -r user1 sys1 < <(cpu_ticks)
 		b=$(perf -r 20000 -n "$burst" -d 4 -W 4000000 | exchanges)
 		stop
 		n=$(echo "$out" | exchanges)
 		d=$(echo "$out" | drops)
-		cpu=$(awk -v t=$((after - before)) -v hz="$hz" -v n="$n" 'BEGIN {printf "%.1f", n ? t * 1000 / hz * 1000 / n : -1}')
-		echo "$server $round $sat $d $n $cpu ${b:-0}" | tee -a "$results" >&2
+		per1000() { awk -v t="$1" -v hz="$hz" -v n="$n" 'BEGIN {printf "%.1f", n ? t * 1000 / hz * 1000 / n : -1}'; }
+		cpu=$(per1000 $((user1 + sys1 - user0 - sys0)))
+		usr=$(per1000 $((user1 - user0)))
+		sys=$(per1000 $((sys1 - sys0)))
+		echo "$server $round $sat $d $n $cpu ${b:-0} $usr $sys" | tee -a "$results" >&2
 	done
 done
 
@@ -157,9 +162,9 @@ function median(a, n,   i, j, t) {
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-{ k = $1; n[k]++; sat[k, n[k]] = $3; drop[k, n[k]] = $4; cpu[k, n[k]] = $6; bur[k, n[k]] = $7 }
+{ k = $1; n[k]++; sat[k, n[k]] = $3; drop[k, n[k]] = $4; cpu[k, n[k]] = $6; bur[k, n[k]] = $7; usr[k, n[k]] = $8; sys[k, n[k]] = $9 }
 END {
-	printf "| server | saturation, exchanges/s (median; each round) | drops at %d/s (each round) | CPU ms per 1,000 exchanges at %d/s (median) | burst of %d at 20,000/s: completed (each round) |\n", rate, rate, burst
+	printf "| server | saturation, exchanges/s (median; each round) | drops at %d/s (each round) | CPU ms per 1,000 exchanges at %d/s, median (user, system) | burst of %d at 20,000/s: completed (each round) |\n", rate, rate, burst
 	printf "|---|---|---|---|---|\n"
 	for (s = 0; s < 3; s++) {
 		k = s == 0 ? "agent" : s == 1 ? "kea" : "base"
@@ -169,7 +174,11 @@ END {
 		ms[k] = median(a, n[k])
 		for (i = 1; i <= n[k]; i++) a[i] = cpu[k, i]
 		mc[k] = median(a, n[k])
-		printf "| %s | %.0f (%s) | %s | %.1f | %s |\n", k, ms[k], list, dl, mc[k], bl
+		for (i = 1; i <= n[k]; i++) a[i] = usr[k, i]
+		mu = median(a, n[k])
+		for (i = 1; i <= n[k]; i++) a[i] = sys[k, i]
+		msys = median(a, n[k])
+		printf "| %s | %.0f (%s) | %s | %.1f (%.1f, %.1f) | %s |\n", k, ms[k], list, dl, mc[k], mu, msys, bl
 	}
 	printf "\nagent / Kea: saturation %.2fx (goal >= 1.5x), CPU per exchange %.2fx (goal <= 1x)\n", ms["agent"] / ms["kea"], mc["agent"] / mc["kea"]
 	if (n["base"]) printf "agent / base: saturation %.2fx, CPU per exchange %.2fx\n", ms["agent"] / ms["base"], mc["agent"] / mc["base"]
