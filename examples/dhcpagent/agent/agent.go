@@ -101,13 +101,25 @@ func (a *Agent) Probation() *Probation { return a.probation }
 // TableAt is the Table being served with the probation at now: what
 // RespondAt answers from. Before the first load it is the zero Table.
 func (a *Agent) TableAt(now time.Time) Table {
+	t := a.tableAt(now)
+	if p := t.probation; p != nil {
+		t.probation = nil
+		t.Held = func(addr netip.Addr) bool { _, ok := p.Holds(addr, now); return ok }
+	}
+	return t
+}
+
+// tableAt is TableAt with the probation as the Table's own fields rather
+// than a Held closure, which would be an allocation per reply while any
+// address is on probation.
+func (a *Agent) tableAt(now time.Time) Table {
 	v := a.table.Load()
 	if v == nil {
 		return Table{}
 	}
 	t := Table{Leases: v.table, Prefix: v.prefix, Options: v.options, options: &v.encoded}
 	if a.probation.size.Load() > 0 {
-		t.Held = func(addr netip.Addr) bool { _, ok := a.probation.Holds(addr, now); return ok }
+		t.probation, t.at = a.probation, now
 	}
 	return t
 }
@@ -249,9 +261,18 @@ func (a *Agent) Respond(req *dhcpv4.DHCPv4) (*dhcpv4.DHCPv4, error) {
 // has reported; later replies are counted, and the count is logged when
 // the table is replaced. A pool whose options do not fit a client is a
 // configuration to fix, not an event per packet.
+//
+// The reply is the caller's; Handle builds its replies in reused memory
+// instead (see respondIn).
 func (a *Agent) RespondAt(req *dhcpv4.DHCPv4, now time.Time) (*dhcpv4.DHCPv4, error) {
+	return a.respondIn(nil, req, now)
+}
+
+// respondIn is RespondAt with the reply built in s (see replyTo): valid
+// until s is used again.
+func (a *Agent) respondIn(s *replyScratch, req *dhcpv4.DHCPv4, now time.Time) (*dhcpv4.DHCPv4, error) {
 	v := a.table.Load()
-	resp, trim, err := ReplyTo(req, a.TableAt(now))
+	resp, trim, err := replyTo(s, req, a.tableAt(now))
 	if len(trim.Cuts) > 0 {
 		v.report(a.log, req, trim)
 	}
@@ -314,7 +335,7 @@ func (w packetConnWriter) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int
 func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) {
 	now := a.now()
 	a.counters.received.Add(1)
-	switch m.MessageType() {
+	switch messageTypeOf(m) {
 	case dhcpv4.MessageTypeDecline:
 		a.decline(m, now)
 		return
@@ -322,7 +343,9 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 		a.release(m, now)
 		return
 	}
-	resp, err := a.RespondAt(m, now)
+	scratch := replyScratches.Get().(*replyScratch) // resp lives in it until Handle returns
+	defer replyScratches.Put(scratch)
+	resp, err := a.respondIn(scratch, m, now)
 	if err != nil {
 		a.counters.drops.Add(1)
 		if a.log.V(command.Debug).Enabled() { // the arguments cost more than the decision
@@ -331,7 +354,7 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 		}
 		return
 	}
-	typ := resp.MessageType()
+	typ := messageTypeOf(resp)
 	dst := destination(m, resp, peer)
 	buf := sendBuffers.Get().(*[]byte)
 	defer sendBuffers.Put(buf)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -45,8 +46,10 @@ const (
 func ReplyLimit(req *dhcpv4.DHCPv4) int {
 	size := MinMessageSize
 	if req != nil {
-		if v, err := req.MaxMessageSize(); err == nil && int(v) > size {
-			size = int(v)
+		// What req.MaxMessageSize() reads, without the error it allocates
+		// when the option is absent.
+		if v := req.Options[dhcpv4.OptionMaximumDHCPMessageSize.Code()]; len(v) == 2 {
+			size = max(size, int(binary.BigEndian.Uint16(v)))
 		}
 	}
 	return size - ipUDPOverhead
@@ -191,8 +194,17 @@ type packing []placement
 //     straddle two fields, so a client that reads only one instance still
 //     reads whole entries;
 //   - anything else is dropped.
-func pack(parts []part, room [numFields]int, fields int) packing {
-	p := make(packing, len(parts))
+//
+// It places into dst's array when it has room for every part (fit passes
+// one on its stack), so that it does not allocate.
+func pack(dst packing, parts []part, room [numFields]int, fields int) packing {
+	var p packing
+	if cap(dst) >= len(parts) {
+		p = dst[:len(parts)]
+		clear(p)
+	} else {
+		p = make(packing, len(parts))
+	}
 	for i, pt := range parts {
 		cost := optionCost(len(pt.data))
 		if pt.mandatory {
@@ -294,14 +306,23 @@ func fit(resp *dhcpv4.DHCPv4, parts []part, limit int) Trim {
 		return t
 	}
 
-	p := pack(parts, plain, 1)
+	// The packings and the file and sname fields' options live on the
+	// stack; a trimmed reply allocates its Cuts and its overloaded fields'
+	// strings.
+	var plainPacking, overPacking [14]placement
+	p := pack(plainPacking[:0], parts, plain, 1)
 	room := [numFields]int{plain[fieldOptions] - 3, fileRoom, snameRoom}
-	if q := pack(parts, room, numFields); q.overload() != 0 && q.better(p) {
+	if q := pack(overPacking[:0], parts, room, numFields); q.overload() != 0 && q.better(p) {
 		p = q
 	}
-	var fields [numFields][]byte
+	var file [fileRoom + 1]byte   // its options and the end option
+	var sname [snameRoom + 1]byte // likewise
+	fields := [numFields][]byte{fieldFile: file[:0], fieldSname: sname[:0]}
 	for i, pt := range parts {
 		if p[i].kept < pt.n {
+			if t.Cuts == nil {
+				t.Cuts = make([]Cut, 0, len(parts)-i)
+			}
 			t.Cuts = append(t.Cuts, Cut{Code: pt.code, Kept: p[i].kept, Of: pt.n})
 		}
 		for _, s := range p[i].segs[:p[i].nsegs] {

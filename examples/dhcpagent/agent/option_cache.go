@@ -27,52 +27,32 @@ type encodedOptions struct {
 	size                int // bytes of all the parts' data
 }
 
-// encoded is leaseParts(lease), from the cache when it holds them: parts
-// to be read, never changed, and shared with other replies; own copies
-// their data before a reply carries it.
+// encoded is leaseParts(lease) and the bytes of all their data, from the
+// cache when it holds them: parts to be read, never changed, and shared
+// with other replies; replyScratch.own copies their data before a reply
+// carries it.
 func (c *optionCache) encoded(lease leasestore.Lease) (mandatory, optional []part, size int) {
 	if c == nil {
-		mandatory, optional = leaseParts(lease)
-		return mandatory, optional, 0 // each already owns its data
+		e := encode(lease)
+		return e.mandatory, e.optional, e.size
 	}
 	e := c.last.Load()
 	if e == nil || e.opts != lease.Options || e.prefix != lease.Prefix {
-		e = &encodedOptions{opts: lease.Options, prefix: lease.Prefix}
-		e.mandatory, e.optional = leaseParts(lease)
-		for _, p := range e.mandatory {
-			e.size += len(p.data)
-		}
-		for _, p := range e.optional {
-			e.size += len(p.data)
-		}
+		e = encode(lease)
 		c.last.Store(e)
 	}
 	return e.mandatory, e.optional, e.size
 }
 
-// own appends src to dst with each part's data copied to the end of buf,
-// so that a reply owns what it carries and a caller that changes the
-// reply's options changes nothing the cache holds. With a nil buf
-// (uncached parts) it appends src as it is.
-func own(dst []part, buf *[]byte, src ...part) []part {
-	if *buf == nil {
-		return append(dst, src...)
+// encode is a new cache entry for lease's options.
+func encode(lease leasestore.Lease) *encodedOptions {
+	e := &encodedOptions{opts: lease.Options, prefix: lease.Prefix}
+	e.mandatory, e.optional = leaseParts(lease)
+	for _, p := range e.mandatory {
+		e.size += len(p.data)
 	}
-	for _, p := range src {
-		start := len(*buf)
-		*buf = append(*buf, p.data...)
-		p.data = (*buf)[start:len(*buf):len(*buf)]
-		dst = append(dst, p)
+	for _, p := range e.optional {
+		e.size += len(p.data)
 	}
-	return dst
-}
-
-// ownBuffer is the buffer own copies size bytes of cached parts into; nil
-// when size is zero, for parts that need no copy.
-func ownBuffer(size int) *[]byte {
-	var b []byte
-	if size > 0 {
-		b = make([]byte, 0, size)
-	}
-	return &b
+	return e
 }

@@ -88,7 +88,18 @@ func ReplyWithTrim(req *dhcpv4.DHCPv4, store *leasestore.Store) (*dhcpv4.DHCPv4,
 // keeps more by this order. The mandatory options, 82 and 61 always stay in
 // the options field, where relays and clients that ignore overload look
 // for them.
+//
+// Each reply is newly allocated (its message, options map and option
+// values), the caller's to keep and change; Agent.Handle builds its
+// replies in reused memory instead, by the same code.
 func ReplyTo(req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
+	return replyTo(nil, req, t)
+}
+
+// replyTo is ReplyTo, building the reply in s, or in a new replyScratch
+// when s is nil: the one decision path of ReplyTo and of Handle, which
+// reuses s.
+func replyTo(s *replyScratch, req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
 	mac, err := client(req, t)
 	if err != nil {
 		return nil, Trim{}, err
@@ -97,9 +108,9 @@ func ReplyTo(req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
 	if !t.Prefix.Addr().Is4() || !server.Is4() {
 		return nil, Trim{}, fmt.Errorf("%w: pool %s, server %s", ErrNotIPv4, t.Prefix, server)
 	}
-	typ := req.MessageType()
+	typ := messageTypeOf(req)
 	if typ == dhcpv4.MessageTypeInform {
-		return inform(req, t, mac)
+		return inform(s, req, t, mac)
 	}
 	lease, known := t.Leases.Lookup(mac)
 	if known && !lease.Addr.Is4() {
@@ -116,7 +127,7 @@ func ReplyTo(req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
 		if t.held(lease.Addr) {
 			return nil, Trim{}, fmt.Errorf("%w: %s of %s", ErrOnProbation, lease.Addr, mac)
 		}
-		resp, trim = grant(req, t, lease, dhcpv4.MessageTypeOffer)
+		resp, trim = grant(s, req, t, lease, dhcpv4.MessageTypeOffer)
 	case dhcpv4.MessageTypeRequest:
 		asked, err := requestedAddr(req, server)
 		if err != nil {
@@ -126,11 +137,13 @@ func ReplyTo(req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
 		case !known && !t.Prefix.Contains(asked):
 			return nil, Trim{}, fmt.Errorf("%w: %s asks for %s, outside %s", ErrUnknownClient, mac, asked, t.Prefix)
 		case !known || asked != lease.Addr:
-			resp, trim = nak(req, server, fmt.Sprintf("%s is not leased to %s", asked, mac))
+			var text [64]byte
+			resp, trim = nak(s, req, server, notLeased(text[:0], asked, req.ClientHWAddr))
 		case t.held(asked):
-			resp, trim = nak(req, server, fmt.Sprintf("%s was declined and is on probation", asked))
+			var text [64]byte
+			resp, trim = nak(s, req, server, onProbation(text[:0], asked))
 		default:
-			resp, trim = grant(req, t, lease, dhcpv4.MessageTypeAck)
+			resp, trim = grant(s, req, t, lease, dhcpv4.MessageTypeAck)
 		}
 	default:
 		return nil, Trim{}, fmt.Errorf("%w: %s from %s", ErrMessageType, typ, mac)
@@ -160,10 +173,10 @@ func client(req *dhcpv4.DHCPv4, t Table) (leasestore.MAC, error) {
 // requestedAddr is the address a REQUEST asks to confirm, by the client
 // state RFC 2131 section 4.3.2 infers from the fields present.
 func requestedAddr(req *dhcpv4.DHCPv4, server netip.Addr) (netip.Addr, error) {
-	if sid := ipv4(req.ServerIdentifier()); sid.IsValid() && sid != server {
+	if sid := optionAddr(req, dhcpv4.OptionServerIdentifier); sid.IsValid() && sid != server {
 		return netip.Addr{}, ErrOtherServer // SELECTING, another server's offer
 	}
-	if asked := ipv4(req.RequestedIPAddress()); asked.IsValid() {
+	if asked := optionAddr(req, dhcpv4.OptionRequestedIPAddress); asked.IsValid() {
 		return asked, nil // SELECTING or INIT-REBOOT
 	}
 	if ci := ipv4(req.ClientIPAddr); ci.IsValid() && !ci.IsUnspecified() {
@@ -172,101 +185,150 @@ func requestedAddr(req *dhcpv4.DHCPv4, server netip.Addr) (netip.Addr, error) {
 	return netip.Addr{}, ErrNoAddress
 }
 
-// grant is the OFFER or ACK of lease, fitted to the client's limit.
-func grant(req *dhcpv4.DHCPv4, t Table, lease leasestore.Lease, typ dhcpv4.MessageType) (*dhcpv4.DHCPv4, Trim) {
-	resp := header(req)
-	resp.YourIPAddr = net.IP(lease.Addr.AsSlice())
+// optionAddr is the IPv4 address option code of m holds, or the zero Addr
+// when it is absent or not 4 bytes long: what ipv4(dhcpv4.GetIP(code,
+// m.Options)) is, without GetIP's allocations.
+func optionAddr(m *dhcpv4.DHCPv4, code dhcpv4.OptionCode) netip.Addr {
+	if v := m.Options[code.Code()]; len(v) == 4 {
+		return netip.AddrFrom4([4]byte(v))
+	}
+	return netip.Addr{}
+}
+
+// messageTypeOf is m.MessageType() without its allocations: option 53 of
+// exactly one byte, or MessageTypeNone.
+func messageTypeOf(m *dhcpv4.DHCPv4) dhcpv4.MessageType {
+	if v := m.Options[dhcpv4.OptionDHCPMessageType.Code()]; len(v) == 1 {
+		return dhcpv4.MessageType(v[0])
+	}
+	return dhcpv4.MessageTypeNone
+}
+
+// grant is the OFFER or ACK of lease, fitted to the client's limit, built
+// in s.
+func grant(s *replyScratch, req *dhcpv4.DHCPv4, t Table, lease leasestore.Lease, typ dhcpv4.MessageType) (*dhcpv4.DHCPv4, Trim) {
+	s = s.orNew()
+	mandatory, optional, size := t.options.encoded(lease)
+	resp := s.start(req, 1+size+echoesLen(req))
+	resp.YourIPAddr = s.addr(yiaddr, lease.Addr)
 	if typ == dhcpv4.MessageTypeAck {
 		// Table 3: an ACK echoes ciaddr; an OFFER and a NAK carry zero.
-		resp.ClientIPAddr = ip4OrZero(req.ClientIPAddr)
+		resp.ClientIPAddr = s.ip4OrZero(ciaddr, req.ClientIPAddr)
 	}
-	mandatory, optional, size := t.options.encoded(lease)
-	buf := ownBuffer(size)
 	var room [14]part // every option a reply may carry, so that parts need not be allocated
 	parts := room[:0]
-	parts = append(parts, messageType(typ))
-	parts = own(parts, buf, mandatory...)
-	parts = append(parts, echoes(req)...)
-	parts = own(parts, buf, optional...)
+	parts = append(parts, s.messageType(typ))
+	parts = s.own(parts, mandatory...)
+	parts = echoes(s, parts, req)
+	parts = s.own(parts, optional...)
 	return resp, fit(resp, parts, ReplyLimit(req))
 }
 
 // inform is the ACK to an INFORM from mac: the pool's options for a client
 // that configured its address itself (RFC 2131 section 4.3.5).
-func inform(req *dhcpv4.DHCPv4, t Table, mac leasestore.MAC) (*dhcpv4.DHCPv4, Trim, error) {
+func inform(s *replyScratch, req *dhcpv4.DHCPv4, t Table, mac leasestore.MAC) (*dhcpv4.DHCPv4, Trim, error) {
 	ci := ipv4(req.ClientIPAddr)
 	if !ci.IsValid() || ci.IsUnspecified() || !t.Prefix.Contains(ci) {
 		return nil, Trim{}, fmt.Errorf("%w: INFORM from %s with ciaddr %s, outside %s", ErrNotServed, mac, ci, t.Prefix)
 	}
-	resp := header(req)
-	// Table 3: the ACK to an INFORM echoes ciaddr, and yiaddr stays zero.
-	resp.ClientIPAddr = ip4OrZero(req.ClientIPAddr)
 	mandatory, optional, size := t.options.encoded(leasestore.Lease{MAC: mac, Addr: ci, Prefix: t.Prefix, Options: t.Options})
-	buf := ownBuffer(size)
-	parts := make([]part, 0, 1+len(mandatory)+2+len(optional))
-	parts = append(parts, messageType(dhcpv4.MessageTypeAck))
+	s = s.orNew()
+	resp := s.start(req, 1+size+echoesLen(req))
+	// Table 3: the ACK to an INFORM echoes ciaddr, and yiaddr stays zero.
+	resp.ClientIPAddr = s.ip4OrZero(ciaddr, req.ClientIPAddr)
+	var room [14]part
+	parts := room[:0]
+	parts = append(parts, s.messageType(dhcpv4.MessageTypeAck))
 	for _, p := range mandatory {
 		switch p.code {
 		case dhcpv4.OptionIPAddressLeaseTime.Code(), dhcpv4.OptionRenewTimeValue.Code(), dhcpv4.OptionRebindingTimeValue.Code():
 			// RFC 2131 section 4.3.5: the server MUST NOT send a lease time.
 		default:
-			parts = own(parts, buf, p)
+			parts = s.own(parts, p)
 		}
 	}
-	parts = append(parts, echoes(req)...)
-	parts = own(parts, buf, optional...)
+	parts = echoes(s, parts, req)
+	parts = s.own(parts, optional...)
 	return resp, fit(resp, parts, ReplyLimit(req)), nil
 }
 
-// nak refuses a REQUEST. It carries only the server identifier and a
-// message (RFC 2131, table 3), and asks a relay to broadcast it (section 4.1).
-func nak(req *dhcpv4.DHCPv4, server netip.Addr, msg string) (*dhcpv4.DHCPv4, Trim) {
-	resp := header(req)
+// nak refuses a REQUEST with the message text. It carries only the server
+// identifier and the message (RFC 2131, table 3), and asks a relay to
+// broadcast it (section 4.1).
+func nak(s *replyScratch, req *dhcpv4.DHCPv4, server netip.Addr, text []byte) (*dhcpv4.DHCPv4, Trim) {
+	s = s.orNew()
+	resp := s.start(req, 1+4+echoesLen(req)+len(text))
 	if !resp.GatewayIPAddr.IsUnspecified() {
 		resp.SetBroadcast()
 	}
-	sid := whole(dhcpv4.OptionServerIdentifier.Code(), server.AsSlice())
+	sid4 := server.As4()
+	sid := whole(dhcpv4.OptionServerIdentifier.Code(), s.take(sid4[:]))
 	sid.mandatory = true
-	parts := []part{messageType(dhcpv4.MessageTypeNak), sid}
-	parts = append(parts, echoes(req)...)
-	parts = append(parts, whole(dhcpv4.OptionMessage.Code(), []byte(msg)))
+	var room [5]part
+	parts := append(room[:0], s.messageType(dhcpv4.MessageTypeNak), sid)
+	parts = echoes(s, parts, req)
+	parts = append(parts, whole(dhcpv4.OptionMessage.Code(), s.take(text)))
 	return resp, fit(resp, parts, ReplyLimit(req))
 }
 
-// header starts a BOOTREPLY to req: the fields a reply copies (RFC 2131,
-// table 3) and zero addresses.
-func header(req *dhcpv4.DHCPv4) *dhcpv4.DHCPv4 {
-	return &dhcpv4.DHCPv4{
-		OpCode:        dhcpv4.OpcodeBootReply,
-		HWType:        req.HWType,
-		TransactionID: req.TransactionID,
-		Flags:         req.Flags,
-		ClientIPAddr:  net.IPv4zero,
-		YourIPAddr:    net.IPv4zero,
-		ServerIPAddr:  net.IPv4zero,
-		GatewayIPAddr: ip4OrZero(req.GatewayIPAddr),
-		ClientHWAddr:  append(net.HardwareAddr(nil), req.ClientHWAddr...),
-		Options:       make(dhcpv4.Options, 16), // room for every option a reply carries
-	}
+// notLeased appends the text of the NAK of a REQUEST for asked, which the
+// table does not lease to the client hw: "10.0.0.7 is not leased to
+// 52:54:00:aa:bb:cc".
+func notLeased(b []byte, asked netip.Addr, hw net.HardwareAddr) []byte {
+	b = asked.AppendTo(b)
+	b = append(b, " is not leased to "...)
+	return appendMAC(b, hw)
 }
 
-func messageType(typ dhcpv4.MessageType) part {
-	p := whole(dhcpv4.OptionDHCPMessageType.Code(), []byte{byte(typ)})
+// onProbation appends the text of the NAK of a REQUEST for asked, which
+// is on probation: "10.0.0.7 was declined and is on probation".
+func onProbation(b []byte, asked netip.Addr) []byte {
+	return append(asked.AppendTo(b), " was declined and is on probation"...)
+}
+
+// appendMAC appends hw in the form of leasestore.MAC.String, lowercase
+// hexadecimal bytes between colons, without its allocation.
+func appendMAC(b []byte, hw net.HardwareAddr) []byte {
+	const digits = "0123456789abcdef"
+	for i, c := range hw {
+		if i > 0 {
+			b = append(b, ':')
+		}
+		b = append(b, digits[c>>4], digits[c&0xf])
+	}
+	return b
+}
+
+// messageType is the message type option of a reply, its byte in s.
+func (s *replyScratch) messageType(typ dhcpv4.MessageType) part {
+	p := whole(dhcpv4.OptionDHCPMessageType.Code(), s.take([]byte{byte(typ)}))
 	p.mandatory = true
 	return p
 }
 
-// echoes are the options of req a reply copies back whole, in the order a
-// reply keeps them: relay agent information (RFC 3046), then the client
-// identifier (RFC 6842).
-func echoes(req *dhcpv4.DHCPv4) []part {
-	var parts []part
-	for _, code := range []dhcpv4.OptionCode{dhcpv4.OptionRelayAgentInformation, dhcpv4.OptionClientIdentifier} {
-		if v := req.Options.Get(code); v != nil {
-			parts = append(parts, whole(code.Code(), append([]byte(nil), v...)))
+// echoCodes are the options of a request a reply copies back whole, in
+// the order a reply keeps them: relay agent information (RFC 3046), then
+// the client identifier (RFC 6842).
+var echoCodes = [...]uint8{optionRelayInfo, 61}
+
+// echoes appends to parts the options of req a reply copies back (see
+// echoCodes), their values copied to s.
+func echoes(s *replyScratch, parts []part, req *dhcpv4.DHCPv4) []part {
+	for _, code := range echoCodes {
+		if v := req.Options[code]; v != nil {
+			parts = append(parts, whole(code, s.take(v)))
 		}
 	}
 	return parts
+}
+
+// echoesLen is the bytes of the options echoes copies.
+func echoesLen(req *dhcpv4.DHCPv4) int {
+	n := 0
+	for _, code := range echoCodes {
+		n += len(req.Options[code])
+	}
+	return n
 }
 
 // ipv4 converts a 4- or 16-byte net.IP holding an IPv4 address; anything
@@ -277,13 +339,6 @@ func ipv4(ip net.IP) netip.Addr {
 		return netip.Addr{}
 	}
 	return netip.AddrFrom4([4]byte(ip4))
-}
-
-func ip4OrZero(ip net.IP) net.IP {
-	if ip4 := ip.To4(); ip4 != nil {
-		return append(net.IP(nil), ip4...)
-	}
-	return net.IPv4zero
 }
 
 var limitedBroadcast = netip.AddrFrom4([4]byte{255, 255, 255, 255})

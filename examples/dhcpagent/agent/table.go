@@ -2,6 +2,7 @@ package agent
 
 import (
 	"net/netip"
+	"time"
 
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -24,6 +25,11 @@ type Table struct {
 	Held func(netip.Addr) bool
 
 	options *optionCache // the Agent's, per table version; nil in a TableOf
+
+	// probation at at holds addresses as Held does, without a closure; the
+	// Agent's hot path sets it (see Agent.tableAt).
+	probation *Probation
+	at        time.Time
 }
 
 // TableOf is the Table of store alone, as far as store tells: the prefix
@@ -42,7 +48,14 @@ func TableOf(store *leasestore.Store) Table {
 	return t
 }
 
-func (t Table) held(a netip.Addr) bool { return t.Held != nil && t.Held(a) }
+func (t Table) held(a netip.Addr) bool {
+	if t.probation != nil {
+		if _, ok := t.probation.Holds(a, t.at); ok {
+			return true
+		}
+	}
+	return t.Held != nil && t.Held(a)
+}
 
 // serverOf is t's server identifier, or the zero Addr.
 func serverOf(t Table) netip.Addr {
