@@ -12,8 +12,10 @@
 #   at RATE/s:  perfdhcp at RATE exchanges/s for PERIOD seconds, then 1 s
 #               more (-W) for the replies in flight when the period ends, so
 #               that an exchange the period's end cut short is not a drop:
-#               the drops it counts, and the server's CPU time (user +
-#               system, from /proc/PID/stat) per 1,000 completed exchanges;
+#               the drops it counts, the server's CPU time (user + system,
+#               from /proc/PID/stat) per 1,000 completed exchanges, and its
+#               threads' context switches (/proc/PID/task/*/status) per
+#               exchange;
 #   burst:      BURST exchanges started at 20,000/s (every VM of a host
 #               booting at once), each given 4 s, a real client's first
 #               retransmission time, instead of perfdhcp's 1 s: how many
@@ -120,6 +122,8 @@ stop() {
 }
 # cpu_ticks is the server's user and system CPU time, in clock ticks.
 cpu_ticks() { awk '{print $14, $15}' "/proc/$server_pid/stat"; }
+# switches is the number of context switches of all the server's threads.
+switches() { cat /proc/"$server_pid"/task/*/status | awk '/ctxt_switches/ {s += $2} END {print s}'; }
 perf() {
 	# perfdhcp exits 3 when it counted drops: that is a result, not a failure.
 	ip netns exec "$ns_c" perfdhcp -4 -l "$if_c" -b mac=52:54:00:00:00:00 -R "$clients" -p "$period" "$@" 10.77.0.2 2>&1 || true
@@ -140,8 +144,10 @@ for round in $(seq "$rounds"); do
 		perf -r 100 -p 1 >"$work/warmup.$server" # warm up: every client gets its lease once
 		sat=$(perf -r 50000 | rate_of)
 		read -r user0 sys0 < <(cpu_ticks)
+		cs0=$(switches)
 		out=$(perf -r "$rate" -W 1000000)
 		read -r user1 sys1 < <(cpu_ticks)
+		cs1=$(switches)
 		b=$(perf -r 20000 -n "$burst" -d 4 -W 4000000 | exchanges)
 		stop
 		n=$(echo "$out" | exchanges)
@@ -150,7 +156,8 @@ for round in $(seq "$rounds"); do
 		cpu=$(per1000 $((user1 + sys1 - user0 - sys0)))
 		usr=$(per1000 $((user1 - user0)))
 		sys=$(per1000 $((sys1 - sys0)))
-		echo "$server $round $sat $d $n $cpu ${b:-0} $usr $sys" | tee -a "$results" >&2
+		cs=$(awk -v c=$((cs1 - cs0)) -v n="$n" 'BEGIN {printf "%.2f", n ? c / n : -1}')
+		echo "$server $round $sat $d $n $cpu ${b:-0} $usr $sys $cs" | tee -a "$results" >&2
 	done
 done
 
@@ -162,10 +169,10 @@ function median(a, n,   i, j, t) {
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-{ k = $1; n[k]++; sat[k, n[k]] = $3; drop[k, n[k]] = $4; cpu[k, n[k]] = $6; bur[k, n[k]] = $7; usr[k, n[k]] = $8; sys[k, n[k]] = $9 }
+{ k = $1; n[k]++; sat[k, n[k]] = $3; drop[k, n[k]] = $4; cpu[k, n[k]] = $6; bur[k, n[k]] = $7; usr[k, n[k]] = $8; sys[k, n[k]] = $9; csw[k, n[k]] = $10 }
 END {
-	printf "| server | saturation, exchanges/s (median; each round) | drops at %d/s (each round) | CPU ms per 1,000 exchanges at %d/s, median (user, system) | burst of %d at 20,000/s: completed (each round) |\n", rate, rate, burst
-	printf "|---|---|---|---|---|\n"
+	printf "| server | saturation, exchanges/s (median; each round) | drops at %d/s (each round) | CPU ms per 1,000 exchanges at %d/s, median (user, system) | context switches per exchange at %d/s, median | burst of %d at 20,000/s: completed (each round) |\n", rate, rate, rate, burst
+	printf "|---|---|---|---|---|---|\n"
 	for (s = 0; s < 3; s++) {
 		k = s == 0 ? "agent" : s == 1 ? "kea" : "base"
 		if (!n[k]) continue
@@ -178,7 +185,9 @@ END {
 		mu = median(a, n[k])
 		for (i = 1; i <= n[k]; i++) a[i] = sys[k, i]
 		msys = median(a, n[k])
-		printf "| %s | %.0f (%s) | %s | %.1f (%.1f, %.1f) | %s |\n", k, ms[k], list, dl, mc[k], mu, msys, bl
+		for (i = 1; i <= n[k]; i++) a[i] = csw[k, i]
+		mcs = median(a, n[k])
+		printf "| %s | %.0f (%s) | %s | %.1f (%.1f, %.1f) | %.2f | %s |\n", k, ms[k], list, dl, mc[k], mu, msys, mcs, bl
 	}
 	printf "\nagent / Kea: saturation %.2fx (goal >= 1.5x), CPU per exchange %.2fx (goal <= 1x)\n", ms["agent"] / ms["kea"], mc["agent"] / mc["kea"]
 	if (n["base"]) printf "agent / base: saturation %.2fx, CPU per exchange %.2fx\n", ms["agent"] / ms["base"], mc["agent"] / mc["base"]
