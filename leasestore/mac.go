@@ -108,6 +108,11 @@ func (m MAC) MarshalText() ([]byte, error) {
 	return m.appendTo(make([]byte, 0, 17)), nil
 }
 
+// AppendText implements encoding.TextAppender: it appends the form of
+// String to b, and allocates only if b has no room for its 17 bytes. The
+// error is always nil.
+func (m MAC) AppendText(b []byte) ([]byte, error) { return m.appendTo(b), nil }
+
 // UnmarshalText implements encoding.TextUnmarshaler with ParseMAC. On an
 // error m is left unchanged.
 func (m *MAC) UnmarshalText(text []byte) error {

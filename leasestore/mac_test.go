@@ -144,6 +144,14 @@ func TestMACText(t *testing.T) {
 	if err != nil || string(text) != "52:54:00:ab:cd:ef" {
 		t.Fatalf("MarshalText() = %q, %v", text, err)
 	}
+	room := make([]byte, 0, 32)
+	appended, err := m.AppendText(append(room, "mac="...))
+	if err != nil || string(appended) != "mac=52:54:00:ab:cd:ef" {
+		t.Fatalf("AppendText(mac=) = %q, %v", appended, err)
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = m.AppendText(room[:0]) }); n != 0 {
+		t.Errorf("AppendText with room: %v allocations, want 0", n)
+	}
 	var back leasestore.MAC
 	if err := back.UnmarshalText(text); err != nil || back != m {
 		t.Fatalf("UnmarshalText(%q) = %v, %v; want %v", text, back, err, m)

@@ -21,7 +21,7 @@ func TestNAKTextMatchesSprintf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := string(notLeased(nil, asked, hw)), fmt.Sprintf("%s is not leased to %s", asked, mac); got != want {
+		if got, want := string(notLeased(nil, asked, mac)), fmt.Sprintf("%s is not leased to %s", asked, mac); got != want {
 			t.Fatalf("notLeased %q, want %q", got, want)
 		}
 		if got, want := string(onProbation(nil, asked)), fmt.Sprintf("%s was declined and is on probation", asked); got != want {

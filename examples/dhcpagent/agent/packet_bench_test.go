@@ -17,23 +17,7 @@ import (
 // which reuses the message and the reply, is BenchmarkServePacket.
 func BenchmarkPacket(b *testing.B) {
 	a := newAgent(b, benchPool(10000), logr.Discard())
-	const mac = "52:54:00:00:12:34" // 10.77.19.52 in benchPool
-	leased := netip.MustParseAddr("10.77.19.52")
-	server := netip.MustParseAddr("10.77.0.2") // labPool's server
-	relayed := discover(b, mac)
-	relayed.GatewayIPAddr = net.IPv4(10, 77, 0, 3).To4()
-	tests := []struct {
-		name string
-		req  *dhcpv4.DHCPv4
-		want dhcpv4.MessageType // none: no reply
-	}{
-		{"DISCOVER-OFFER", discover(b, mac), dhcpv4.MessageTypeOffer},
-		{"relayed DISCOVER-OFFER", relayed, dhcpv4.MessageTypeOffer},
-		{"REQUEST-ACK", selecting(b, mac, server, leased), dhcpv4.MessageTypeAck},
-		{"renewing REQUEST-ACK", renewing(b, mac, leased), dhcpv4.MessageTypeAck},
-		{"REQUEST-NAK", selecting(b, mac, server, leased.Next()), dhcpv4.MessageTypeNak},
-		{"unknown DISCOVER", discover(b, "52:54:00:ff:ff:ff"), dhcpv4.MessageTypeNone},
-	}
+	tests := packetCases(b)
 	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
 	for _, tt := range tests {
 		b.Run(tt.name, func(b *testing.B) {
@@ -62,5 +46,31 @@ func BenchmarkPacket(b *testing.B) {
 				buf = appendMessage(buf[:0], resp)
 			}
 		})
+	}
+}
+
+// packetCase is one request of the per-packet benchmarks and the answer
+// it gets.
+type packetCase struct {
+	name string
+	req  *dhcpv4.DHCPv4
+	want dhcpv4.MessageType // none: no reply
+}
+
+// packetCases are the kinds of answer perfdhcp and real clients get from
+// benchPool(10000).
+func packetCases(b *testing.B) []packetCase {
+	const mac = "52:54:00:00:12:34" // 10.77.19.52 in benchPool
+	leased := netip.MustParseAddr("10.77.19.52")
+	server := netip.MustParseAddr("10.77.0.2") // labPool's server
+	relayed := discover(b, mac)
+	relayed.GatewayIPAddr = net.IPv4(10, 77, 0, 3).To4()
+	return []packetCase{
+		{"DISCOVER-OFFER", discover(b, mac), dhcpv4.MessageTypeOffer},
+		{"relayed DISCOVER-OFFER", relayed, dhcpv4.MessageTypeOffer},
+		{"REQUEST-ACK", selecting(b, mac, server, leased), dhcpv4.MessageTypeAck},
+		{"renewing REQUEST-ACK", renewing(b, mac, leased), dhcpv4.MessageTypeAck},
+		{"REQUEST-NAK", selecting(b, mac, server, leased.Next()), dhcpv4.MessageTypeNak},
+		{"unknown DISCOVER", discover(b, "52:54:00:ff:ff:ff"), dhcpv4.MessageTypeNone},
 	}
 }

@@ -138,7 +138,7 @@ func replyTo(s *replyScratch, req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim
 			return nil, Trim{}, fmt.Errorf("%w: %s asks for %s, outside %s", ErrUnknownClient, mac, asked, t.Prefix)
 		case !known || asked != lease.Addr:
 			var text [64]byte
-			resp, trim = nak(s, req, server, notLeased(text[:0], asked, req.ClientHWAddr))
+			resp, trim = nak(s, req, server, notLeased(text[:0], asked, mac))
 		case t.held(asked):
 			var text [64]byte
 			resp, trim = nak(s, req, server, onProbation(text[:0], asked))
@@ -272,31 +272,19 @@ func nak(s *replyScratch, req *dhcpv4.DHCPv4, server netip.Addr, text []byte) (*
 }
 
 // notLeased appends the text of the NAK of a REQUEST for asked, which the
-// table does not lease to the client hw: "10.0.0.7 is not leased to
+// table does not lease to the client mac: "10.0.0.7 is not leased to
 // 52:54:00:aa:bb:cc".
-func notLeased(b []byte, asked netip.Addr, hw net.HardwareAddr) []byte {
+func notLeased(b []byte, asked netip.Addr, mac leasestore.MAC) []byte {
 	b = asked.AppendTo(b)
 	b = append(b, " is not leased to "...)
-	return appendMAC(b, hw)
+	b, _ = mac.AppendText(b)
+	return b
 }
 
 // onProbation appends the text of the NAK of a REQUEST for asked, which
 // is on probation: "10.0.0.7 was declined and is on probation".
 func onProbation(b []byte, asked netip.Addr) []byte {
 	return append(asked.AppendTo(b), " was declined and is on probation"...)
-}
-
-// appendMAC appends hw in the form of leasestore.MAC.String, lowercase
-// hexadecimal bytes between colons, without its allocation.
-func appendMAC(b []byte, hw net.HardwareAddr) []byte {
-	const digits = "0123456789abcdef"
-	for i, c := range hw {
-		if i > 0 {
-			b = append(b, ':')
-		}
-		b = append(b, digits[c>>4], digits[c&0xf])
-	}
-	return b
 }
 
 // messageType is the message type option of a reply, its byte in s.
