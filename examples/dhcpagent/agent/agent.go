@@ -101,7 +101,13 @@ func (a *Agent) Probation() *Probation { return a.probation }
 // TableAt is the Table being served with the probation at now: what
 // RespondAt answers from. Before the first load it is the zero Table.
 func (a *Agent) TableAt(now time.Time) Table {
-	t := a.tableAt(now)
+	return a.tableWithHeld(a.table.Load(), now)
+}
+
+// tableWithHeld is the Table of v with the probation at now as a Held
+// function.
+func (a *Agent) tableWithHeld(v *version, now time.Time) Table {
+	t := a.tableAt(v, now)
 	if p := t.probation; p != nil {
 		t.probation = nil
 		t.Held = func(addr netip.Addr) bool { _, ok := p.Holds(addr, now); return ok }
@@ -109,11 +115,12 @@ func (a *Agent) TableAt(now time.Time) Table {
 	return t
 }
 
-// tableAt is TableAt with the probation as the Table's own fields rather
-// than a Held closure, which would be an allocation per reply while any
-// address is on probation.
-func (a *Agent) tableAt(now time.Time) Table {
-	v := a.table.Load()
+// tableAt is the Table of v (the zero Table for nil) with the probation
+// at now as the Table's own fields rather than a Held closure, which would
+// be an allocation per reply while any address is on probation. Callers
+// load v once, so that what they report names the version they answered
+// from.
+func (a *Agent) tableAt(v *version, now time.Time) Table {
 	if v == nil {
 		return Table{}
 	}
@@ -272,7 +279,7 @@ func (a *Agent) RespondAt(req *dhcpv4.DHCPv4, now time.Time) (*dhcpv4.DHCPv4, er
 // until s is used again.
 func (a *Agent) respondIn(s *replyScratch, req *dhcpv4.DHCPv4, now time.Time) (*dhcpv4.DHCPv4, error) {
 	v := a.table.Load()
-	resp, trim, err := replyTo(s, req, a.tableAt(now))
+	resp, trim, err := replyTo(s, req, a.tableAt(v, now))
 	if len(trim.Cuts) > 0 {
 		v.report(a.log, req, trim)
 	}
@@ -390,7 +397,7 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 // decline puts the address of an accepted DECLINE on probation.
 func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 	v := a.table.Load()
-	lease, err := Declined(m, a.TableAt(now))
+	lease, err := Declined(m, a.tableWithHeld(v, now))
 	if err != nil {
 		a.counters.drops.Add(1)
 		if a.log.V(command.Debug).Enabled() {
@@ -411,7 +418,8 @@ func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 
 // release logs an accepted RELEASE.
 func (a *Agent) release(m *dhcpv4.DHCPv4, now time.Time) {
-	lease, err := Released(m, a.TableAt(now))
+	v := a.table.Load()
+	lease, err := Released(m, a.tableWithHeld(v, now))
 	if err != nil {
 		a.counters.drops.Add(1)
 		if a.log.V(command.Debug).Enabled() {
@@ -421,5 +429,5 @@ func (a *Agent) release(m *dhcpv4.DHCPv4, now time.Time) {
 		return
 	}
 	a.counters.releases.Add(1)
-	a.log.Info("RELEASE", "pool", a.table.Load().pool, "mac", lease.MAC.String(), "addr", lease.Addr.String())
+	a.log.Info("RELEASE", "pool", v.pool, "mac", lease.MAC.String(), "addr", lease.Addr.String())
 }
