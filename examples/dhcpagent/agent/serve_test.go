@@ -3,6 +3,7 @@ package agent
 import (
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
@@ -55,5 +56,28 @@ func TestClientPeer(t *testing.T) {
 				t.Errorf("clientPeer(%v) (-want +got):\n%s", tt.peer, diff)
 			}
 		})
+	}
+}
+
+// TestYielderDue: Serve yields at most once per yieldEvery, however many
+// messages it handles in between.
+func TestYielderDue(t *testing.T) {
+	t0 := time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)
+	y := yielder{last: t0}
+	steps := []struct {
+		after time.Duration
+		want  bool
+	}{
+		{time.Millisecond, false},
+		{yieldEvery - time.Nanosecond, false},
+		{yieldEvery, true},
+		{yieldEvery + time.Millisecond, false}, // 1 ms after the last yield
+		{3 * yieldEvery, true},
+		{3 * yieldEvery, false}, // the same instant again
+	}
+	for _, s := range steps {
+		if got := y.due(t0.Add(s.after)); got != s.want {
+			t.Errorf("due at t0+%v = %v, want %v", s.after, got, s.want)
+		}
 	}
 }
