@@ -67,7 +67,7 @@ func (a *Agent) Serve(ctx context.Context, conn Conn) error {
 	for {
 		// A read that waits in the kernel (Socket) never passes through
 		// the scheduler, so to the runtime's monitor (sysmon) this
-		// goroutine looks as if it ran without a break: every 10 ms it
+		// goroutine looks as if it ran without a break: after 10 ms it
 		// would signal it to preempt, take its P, and poll every 20 µs
 		// for the next millisecond. A yield every few milliseconds is a
 		// scheduling point that costs far less.
