@@ -297,7 +297,7 @@ func (s *replyScratch) messageType(typ dhcpv4.MessageType) part {
 // echoCodes are the options of a request a reply copies back whole, in
 // the order a reply keeps them: relay agent information (RFC 3046), then
 // the client identifier (RFC 6842).
-var echoCodes = [...]uint8{optionRelayInfo, 61}
+var echoCodes = [...]uint8{optionRelayInfo, dhcpv4.OptionClientIdentifier.Code()}
 
 // echoes appends to parts the options of req a reply copies back (see
 // echoCodes), their values copied to s.

@@ -2,8 +2,10 @@ package agent
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,6 +93,63 @@ func TestSocketAllocations(t *testing.T) {
 	})
 	if socketAllocs != 0 {
 		t.Errorf("Socket read + write: %v allocations, want 0", socketAllocs)
+	}
+}
+
+// TestSocketConcurrentWrites checks that a Socket is safe for concurrent
+// use (run with -race): 4 goroutines send 50 datagrams each through one
+// Socket while a read waits in it, and every datagram arrives whole.
+func TestSocketConcurrentWrites(t *testing.T) {
+	s := listenLoopback(t)
+	peer, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	peer.SetReadBuffer(1 << 20)
+	to := peer.LocalAddr().(*net.UDPAddr).AddrPort()
+	read := make(chan error, 1)
+	go func() { // a read waiting in the Socket while the writes go on
+		_, _, err := s.ReadFromUDPAddrPort(make([]byte, 64))
+		read <- err
+	}()
+
+	const writers, each = 4, 50
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				if _, err := s.WriteToUDPAddrPort([]byte(fmt.Sprintf("%d-%02d", w, i)), to); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	got := map[string]bool{}
+	buf := make([]byte, 64)
+	peer.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for len(got) < writers*each {
+		n, err := peer.Read(buf)
+		if err != nil {
+			t.Fatalf("after %d of %d datagrams: %v", len(got), writers*each, err)
+		}
+		got[string(buf[:n])] = true
+	}
+	for w := range writers {
+		for i := range each {
+			if k := fmt.Sprintf("%d-%02d", w, i); !got[k] {
+				t.Errorf("datagram %s missing or garbled", k)
+			}
+		}
+	}
+	s.Close()
+	if err := <-read; !errors.Is(err, net.ErrClosed) {
+		t.Errorf("the waiting read after Close: %v, want net.ErrClosed", err)
 	}
 }
 
