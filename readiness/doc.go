@@ -19,19 +19,38 @@
 // still counts as having one. A NIC that belongs to no device is reported in
 // Verdict.Ignored; its addresses are never credited under Strict.
 //
+// # Usable addresses
+//
+// An address is usable when a host can hold it as its own unicast address.
+// This table is the whole list of blocks that are not (TestUnusableAddressTable
+// has a case per row, and TestAddressOutsideTableIsUsable checks that any
+// address outside them makes a DHCP device ready under both policies):
+//
+//	block                           reason         why it is no host's own address            RFC
+//	------------------------------  -------------  -----------------------------------------  ---------------------------
+//	the zero netip.Addr             invalid        an empty report, no address at all         -
+//	0.0.0.0, ::                     unspecified    "no address": a source before one is had   1122 3.2.1.3, 4291 2.5.2
+//	0.0.0.0/8 but 0.0.0.0           this network   "this host on this network", a source      1122 3.2.1.3
+//	                                               only while booting, never a destination
+//	127.0.0.0/8, ::1                loopback       never leaves the host                      1122 3.2.1.3, 4291 2.5.3
+//	169.254.0.0/16, fe80::/10       link-local     valid on one link only, made up by the     3927, 4291 2.5.6
+//	                                               host: neither a DHCP lease nor routable
+//	224.0.0.0/4, ff00::/8           multicast      a group, not a host                        5771, 4291 2.7
+//	255.255.255.255                 broadcast      limited broadcast: every host on the link  919 7, 8190
+//	inside an Input.Ignore prefix   in an ignored  the caller's virtual IPs (VIPs, a CNI's    -
+//	                                prefix         fake IP), never a NIC's own
+//
 // # The Strict policy (the zero Policy)
 //
 //  1. A usable address is one a host can hold as its own unicast address,
-//     and is not inside an Input.Ignore prefix. This is the whole list of
-//     unusable addresses, by [IgnoreReason]: invalid (the zero
-//     netip.Addr); unspecified (0.0.0.0, ::); this network (the rest of
-//     0.0.0.0/8); loopback (127.0.0.0/8, ::1); link-local
-//     (169.254.0.0/16, fe80::/10); multicast (224.0.0.0/4, ff00::/8);
-//     broadcast (255.255.255.255, the limited broadcast address); reserved
-//     (the rest of 240.0.0.0/4). Every other address is usable, private
-//     (10.0.0.0/8, fd00::/8) and shared (100.64.0.0/10) ones included; a
-//     subnet's directed broadcast address cannot be told without the
-//     subnet, so it is not in the list. Reported addresses are compared unmapped (::ffff:10.0.0.1 is
+//     and is not inside an Input.Ignore prefix: the table above lists every
+//     unusable address with its [IgnoreReason]; every other address is
+//     usable, in both families: private (10.0.0.0/8, fd00::/8), shared
+//     (100.64.0.0/10) and 240.0.0.0/4 ("reserved for future use",
+//     but assigned by Linux and used for overlay uplinks and extra private
+//     ranges; FIELD-CASES.md, case 1) included. A subnet's directed
+//     broadcast address cannot be told without the subnet, so it is not in
+//     the list. Reported addresses are compared unmapped (::ffff:10.0.0.1 is
 //     10.0.0.1) and without zone, and so are Ignore prefixes: one in
 //     IPv4-mapped form, ::ffff:a.b.c.d/n with n of at least 96, is the IPv4
 //     prefix a.b.c.d/(n-96); a shorter IPv6 prefix (::/0) matches no IPv4

@@ -18,8 +18,8 @@ var (
 	ErrDuplicateMAC = errors.New("duplicate MAC address")
 	// ErrInvalidStatic: a static address that cannot be a VM's address
 	// (unparsable, zero, zoned, IPv4-mapped IPv6, or one of the unusable
-	// addresses the package doc lists: unspecified, this network, loopback,
-	// link-local, multicast, broadcast, reserved).
+	// addresses the package doc's table lists: unspecified, this network,
+	// loopback, link-local, multicast, broadcast).
 	ErrInvalidStatic = errors.New("invalid static address")
 	// ErrDuplicateStatic: a static address listed twice, on one device or
 	// on two.

@@ -18,10 +18,10 @@ var (
 	// addresses of the generated devices, and addresses inside the
 	// ignorable prefixes.
 	usablePool = netiptest.Addrs("10.0.0.5", "10.0.0.6", "10.1.0.5", "2001:db8::5", "2001:db8:1::5",
-		"192.0.2.10", "192.0.2.11", "2001:db8:5::10", "10.9.9.9", "2001:db8:99::9", "::ffff:10.0.0.5", "2001:db8::5%eth0")
+		"192.0.2.10", "192.0.2.11", "2001:db8:5::10", "10.9.9.9", "2001:db8:99::9", "::ffff:10.0.0.5", "2001:db8::5%eth0", "240.255.0.1")
 	unusablePool = netiptest.Addrs("", "169.254.1.1", "fe80::1", "fe80::1%eth0", "127.0.0.1", "::1", "0.0.0.0", "::",
 		"224.0.0.1", "ff02::1", "::ffff:127.0.0.1", "::ffff:169.254.9.9",
-		"255.255.255.255", "::ffff:255.255.255.255", "0.1.2.3", "240.0.0.1")
+		"255.255.255.255", "::ffff:255.255.255.255", "0.1.2.3")
 	static4Pool = netiptest.Addrs("192.0.2.10", "192.0.2.11", "10.0.0.5")
 	static6Pool = netiptest.Addrs("2001:db8:5::10", "2001:db8::5")
 	// ignoreOptions and, for each, addresses the option makes unusable.

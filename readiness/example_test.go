@@ -95,7 +95,7 @@ func ExampleParseDevice() {
 }
 
 func ExampleParseStaticAddr() {
-	for _, s := range []string{"10.1.1.1", "10.1.1.1/24", "2001:db8::7/64", "10.1.1.1/33", "169.254.1.1"} {
+	for _, s := range []string{"10.1.1.1", "10.1.1.1/24", "2001:db8::7/64", "10.1.1.1/33", "169.254.1.1", "240.255.0.1/32"} {
 		a, err := readiness.ParseStaticAddr(s)
 		fmt.Println(a, err)
 	}
@@ -105,4 +105,24 @@ func ExampleParseStaticAddr() {
 	// 2001:db8::7 <nil>
 	// invalid IP readiness: parse static address "10.1.1.1/33": invalid static address: netip.ParsePrefix("10.1.1.1/33"): prefix length out of range
 	// invalid IP readiness: parse static address "169.254.1.1": invalid static address: link-local
+	// 240.255.0.1 <nil>
+}
+
+// What a hypervisor or guest agent reports, to the addresses Evaluate takes:
+// the prefix length is dropped, a zone kept (Evaluate ignores it, and the
+// link-local address with it).
+func ExampleParseReported() {
+	var nic readiness.NIC
+	for _, s := range []string{"10.0.0.5/24", "fe80::1%eth0", "240.255.0.1/32", "eth0"} {
+		a, err := readiness.ParseReported(s)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		nic.Addrs = append(nic.Addrs, a)
+	}
+	fmt.Println(nic.Addrs)
+	// Output:
+	// readiness: parse reported address "eth0": invalid reported address: not an address
+	// [10.0.0.5 fe80::1%eth0 240.255.0.1]
 }

@@ -22,14 +22,15 @@ func modelMAC(s string) (string, bool) {
 
 func modelFamilyIs4(a netip.Addr) bool { return a.Unmap().Is4() }
 
-// modelNotUnicast is the package documentation's list of addresses that are
-// no host's own: an invalid, unspecified, loopback, link-local or multicast
-// address, 255.255.255.255, or one in 0.0.0.0/8 or 240.0.0.0/4.
+// modelNotUnicast is the package documentation's table of addresses that
+// are no host's own: an invalid, unspecified, loopback, link-local or
+// multicast address, 255.255.255.255, or one in 0.0.0.0/8. The rest of
+// 240.0.0.0/4 is usable (FIELD-CASES.md, case 1).
 func modelNotUnicast(a netip.Addr) bool {
 	if !a.IsValid() || a.IsUnspecified() || a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsMulticast() {
 		return true
 	}
-	for _, p := range []string{"0.0.0.0/8", "240.0.0.0/4", "255.255.255.255/32"} {
+	for _, p := range []string{"0.0.0.0/8", "255.255.255.255/32"} {
 		if netip.MustParsePrefix(p).Contains(a) {
 			return true
 		}

@@ -4,8 +4,11 @@ import "net/netip"
 
 // classify says whether a is usable under Strict's first rule and, if not,
 // why. It is the one place that decides which addresses can be a host's own
-// unicast address; the package documentation lists the same set. a should
-// be normalized (see normalize); it does not allocate.
+// unicast address: the package documentation's table lists the same blocks,
+// row for row, and TestUnusableAddressTable checks each row. Anything else is
+// usable, 240.0.0.0/4 included: Linux assigns it, and overlay uplinks and
+// clouds' extra private ranges use it (FIELD-CASES.md, case 1). a should be
+// normalized (see normalize); it does not allocate.
 func classify(a netip.Addr, ignore []netip.Prefix) (IgnoreReason, bool) {
 	switch {
 	case !a.IsValid():
@@ -25,8 +28,6 @@ func classify(a netip.Addr, ignore []netip.Prefix) (IgnoreReason, bool) {
 			return IgnoredBroadcast, false
 		case b[0] == 0: // 0.0.0.0/8, "this network" (RFC 1122 3.2.1.3)
 			return IgnoredThisNetwork, false
-		case b[0] >= 240: // 240.0.0.0/4, reserved (RFC 1112 4)
-			return IgnoredReserved, false
 		}
 	}
 	for _, p := range ignore {

@@ -6,14 +6,19 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 )
 
-// TestNonUnicastAddressesAreNeverUsable protects the package's one list of
-// unusable addresses: every address that cannot be a host's own unicast
-// address is never credited to a DHCP device, makes no machine ready, and is
-// rejected as a static address, with the same reason; the first and last
-// usable addresses beside each block stay usable.
-func TestNonUnicastAddressesAreNeverUsable(t *testing.T) {
+// TestUnusableAddressTable protects the package's one table of unusable
+// addresses (doc.go), a case per row and the edges of each block: every
+// address that cannot be a host's own unicast address is never credited to
+// a DHCP device, makes no machine ready, and is rejected as a static
+// address, with the same reason; the first and last usable addresses beside
+// each block stay usable, and so does 240.0.0.0/4 but its last address
+// (FIELD-CASES.md, case 1: a static uplink 240.255.0.1/32).
+func TestUnusableAddressTable(t *testing.T) {
 	const usable = IgnoreReason(-1)
 	tests := []struct {
 		name string
@@ -22,9 +27,11 @@ func TestNonUnicastAddressesAreNeverUsable(t *testing.T) {
 	}{
 		{"limited broadcast", "255.255.255.255", IgnoredBroadcast},
 		{"limited broadcast, IPv4-mapped report", "::ffff:255.255.255.255", IgnoredBroadcast},
-		{"reserved 240.0.0.0/4, first", "240.0.0.0", IgnoredReserved},
-		{"reserved 240.0.0.0/4, inside", "250.1.2.3", IgnoredReserved},
-		{"reserved 240.0.0.0/4, last before broadcast", "255.255.255.254", IgnoredReserved},
+		{"usable: 240.0.0.0/4, first", "240.0.0.0", usable},
+		{"usable: 240.0.0.0/4, the field's uplink", "240.255.0.1", usable},
+		{"usable: 240.0.0.0/4, inside", "250.1.2.3", usable},
+		{"usable: 240.0.0.0/4, last before broadcast", "255.255.255.254", usable},
+		{"usable: 240.0.0.0/4, IPv4-mapped report", "::ffff:240.255.0.1", usable},
 		{"this network 0.0.0.0/8, not unspecified", "0.0.0.1", IgnoredThisNetwork},
 		{"this network 0.0.0.0/8, last", "0.255.255.255", IgnoredThisNetwork},
 		{"IPv4 unspecified", "0.0.0.0", IgnoredUnspecified},
@@ -33,11 +40,21 @@ func TestNonUnicastAddressesAreNeverUsable(t *testing.T) {
 		{"IPv4 loopback, last", "127.255.255.255", IgnoredLoopback},
 		{"IPv6 loopback", "::1", IgnoredLoopback},
 		{"IPv4 link-local", "169.254.0.1", IgnoredLinkLocal},
+		{"IPv4 link-local, last", "169.254.255.255", IgnoredLinkLocal},
+		{"IPv6 link-local, last of fe80::/10", "febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", IgnoredLinkLocal},
+		{"IPv6 multicast, first", "ff00::", IgnoredMulticast},
 		{"IPv6 link-local", "fe80::1", IgnoredLinkLocal},
 		{"IPv4 multicast, first", "224.0.0.0", IgnoredMulticast},
 		{"IPv4 multicast, last", "239.255.255.255", IgnoredMulticast},
 		{"IPv6 multicast", "ff02::1", IgnoredMulticast},
 		{"usable: first after this network", "1.0.0.0", usable},
+		{"usable: last before loopback", "126.255.255.255", usable},
+		{"usable: first after loopback", "128.0.0.0", usable},
+		{"usable: last before IPv4 link-local", "169.253.255.255", usable},
+		{"usable: first after IPv4 link-local", "169.255.0.0", usable},
+		{"usable: first after IPv6 link-local", "fec0::1", usable},
+		{"usable: last before IPv6 multicast", "feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", usable},
+		{"usable: the CNI's fake IP", "100.64.254.254", usable},
 		{"usable: last before multicast", "223.255.255.255", usable},
 		{"usable: private", "10.0.0.5", usable},
 		{"usable: shared address space", "100.64.0.1", usable},
@@ -137,4 +154,62 @@ func TestIgnorePrefixIPv4MappedMatchesUnmapped(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestUnusableAddressTableInvalidRow is the table's first row: an empty
+// report (the zero netip.Addr) is ignored as invalid, never credited.
+func TestUnusableAddressTableInvalidRow(t *testing.T) {
+	v := Evaluate(Input{Devices: []Device{{MAC: mac0, DHCP4: true}}, NICs: []NIC{{MAC: mac0, Addrs: []netip.Addr{{}}}}}, Strict)
+	want := []IgnoredAddr{{netip.Addr{}, Hypervisor, IgnoredInvalid}}
+	if diff := cmp.Diff(want, v.Devices[0].Ignored, cmp.Comparer(func(x, y netip.Addr) bool { return x == y })); diff != "" {
+		t.Errorf("ignored (-want +got):\n%s", diff)
+	}
+	if v.Ready {
+		t.Error("Ready with only an empty report")
+	}
+}
+
+// TestAddressOutsideTableIsUsable checks the table from the other side: any
+// address outside its blocks (modelNotUnicast, written from the table, not
+// from classify) is usable under both policies, from a NIC and from the
+// Node, and is accepted as a static address; any address inside them is
+// refused by Strict and as a static address. Generated addresses lean
+// towards the edges of the blocks and towards 240.0.0.0/4.
+func TestAddressOutsideTableIsUsable(t *testing.T) {
+	edges := netiptest.Addrs("0.255.255.255", "1.0.0.0", "126.255.255.255", "127.0.0.0", "128.0.0.0",
+		"169.253.255.255", "169.254.0.0", "169.255.0.0", "223.255.255.255", "224.0.0.0", "239.255.255.255",
+		"240.0.0.0", "240.255.0.1", "255.255.255.254", "255.255.255.255", "::", "::1", "::2",
+		"fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "fe80::", "febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "fec0::",
+		"feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "ff00::")
+	rapid.Check(t, func(t *rapid.T) {
+		var a netip.Addr
+		switch rapid.IntRange(0, 3).Draw(t, "kind") {
+		case 0:
+			a = rapid.SampledFrom(edges).Draw(t, "edge")
+		case 1:
+			b := rapid.SliceOfN(rapid.Byte(), 4, 4).Draw(t, "ipv4")
+			a = netip.AddrFrom4([4]byte(b))
+		case 2:
+			b := rapid.SliceOfN(rapid.Byte(), 3, 3).Draw(t, "in240")
+			a = netip.AddrFrom4([4]byte{240 | b[0]&0x0f, b[1], b[2], rapid.Byte().Draw(t, "last")})
+		default:
+			b := rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "ipv6")
+			a = netip.AddrFrom16([16]byte(b)).Unmap()
+		}
+		usable := !modelNotUnicast(a)
+		dev := Device{MAC: mac0, DHCP4: a.Is4(), DHCP6: a.Is6()}
+		for _, p := range []Policy{Strict, Counting} {
+			nic := Evaluate(Input{Devices: []Device{dev}, NICs: []NIC{{MAC: mac0, Addrs: []netip.Addr{a}}}}, p)
+			node := Evaluate(Input{Devices: []Device{dev}, NICs: []NIC{{MAC: mac0}}, NodeAddrs: []netip.Addr{a}}, p)
+			if usable && (!nic.Ready || !node.Ready) {
+				t.Fatalf("%s is outside the table, but Evaluate(%s) is not ready: from a NIC %t, from the Node %t", a, p, nic.Ready, node.Ready)
+			}
+			if !usable && p == Strict && (nic.Ready || node.Ready) {
+				t.Fatalf("%s is in the table, but Strict is ready: from a NIC %t, from the Node %t", a, nic.Ready, node.Ready)
+			}
+		}
+		if _, err := ParseStaticAddr(a.String()); (err == nil) != usable {
+			t.Fatalf("ParseStaticAddr(%q) error = %v; usable by the table: %t", a, err, usable)
+		}
+	})
 }

@@ -181,9 +181,6 @@ const (
 	IgnoredBroadcast
 	// IgnoredThisNetwork: 0.0.0.0/8 ("this network") other than 0.0.0.0.
 	IgnoredThisNetwork
-	// IgnoredReserved: 240.0.0.0/4 (reserved for future use) other than
-	// 255.255.255.255.
-	IgnoredReserved
 )
 
 var ignoreNames = [...]string{
@@ -200,7 +197,6 @@ var ignoreNames = [...]string{
 	IgnoredAmbiguous:       "ambiguous: several devices wait for this family",
 	IgnoredBroadcast:       "broadcast",
 	IgnoredThisNetwork:     "this network",
-	IgnoredReserved:        "reserved",
 }
 
 // String returns a short lowercase phrase, such as "link-local".

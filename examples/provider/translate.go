@@ -3,7 +3,6 @@ package provider
 import (
 	"net/netip"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -53,10 +52,11 @@ func Devices(spec infrav1.NetworkSpec) ([]readiness.Device, []readiness.Problem)
 }
 
 // ReportedNICs translates the NICs the hypervisor reports, in its order.
-// Addresses are accepted with or without a prefix length ("10.0.0.5",
-// "10.0.0.5/24") and passed on whatever they are (link-local, loopback...):
-// [readiness.Evaluate] decides what counts and lists the rest as ignored.
-// One that parses as neither form is dropped, since it could never count.
+// Addresses are read by [readiness.ParseReported] ("10.0.0.5",
+// "10.0.0.5/24", "fe80::1%eth0") and passed on whatever they are
+// (link-local, loopback...): [readiness.Evaluate] decides what counts and
+// lists the rest as ignored. One that does not parse is dropped, since it
+// could never count.
 func ReportedNICs(reported []infrav1.NICStatus) []readiness.NIC {
 	if len(reported) == 0 {
 		return nil
@@ -65,21 +65,12 @@ func ReportedNICs(reported []infrav1.NICStatus) []readiness.NIC {
 	for i, r := range reported {
 		nics[i].MAC = r.MACAddress
 		for _, s := range r.IPAddresses {
-			if a, ok := parseReportedAddr(s); ok {
+			if a, err := readiness.ParseReported(s); err == nil {
 				nics[i].Addrs = append(nics[i].Addrs, a)
 			}
 		}
 	}
 	return nics
-}
-
-func parseReportedAddr(s string) (netip.Addr, bool) {
-	if strings.Contains(s, "/") {
-		p, err := netip.ParsePrefix(s)
-		return p.Addr(), err == nil
-	}
-	a, err := netip.ParseAddr(s)
-	return a, err == nil
 }
 
 // NodeAddrs returns the IP addresses of a Node's status: InternalIP ones

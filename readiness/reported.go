@@ -1,0 +1,50 @@
+package readiness
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// ErrInvalidReported: [ParseReported] got text that is not an address in
+// one of the forms hypervisors and guest agents report.
+var ErrInvalidReported = errors.New("invalid reported address")
+
+// ParseReported parses an address as hypervisors and guest agents report a
+// NIC's addresses, to the netip.Addr [Evaluate] takes in NIC.Addrs:
+//
+//	10.0.0.5               an address
+//	10.0.0.5/24            an address with its prefix length (checked, dropped)
+//	fe80::1%eth0           an address with its zone (kept: Evaluate drops it)
+//	fe80::1%eth0/64        both
+//	::ffff:10.0.0.5        IPv4-mapped IPv6, returned as is (Evaluate unmaps)
+//
+// Spaces around the text are ignored. The address is not judged: an
+// unusable one (link-local, loopback, ...) is returned, for Evaluate to
+// list as ignored with why. Errors wrap [ErrInvalidReported] and quote the
+// text, cut to 64 bytes. It allocates only for an error or a zone.
+func ParseReported(s string) (netip.Addr, error) {
+	text := strings.TrimSpace(s)
+	addr, bits, hasBits := strings.Cut(text, "/")
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return netip.Addr{}, reportedError(s, "not an address")
+	}
+	if hasBits {
+		n, err := strconv.Atoi(bits)
+		if err != nil || n < 0 || n > a.BitLen() || bits != strconv.Itoa(n) {
+			return netip.Addr{}, reportedError(s, "bad prefix length")
+		}
+	}
+	return a, nil
+}
+
+func reportedError(s, why string) error {
+	const max = 64
+	if len(s) > max {
+		return fmt.Errorf("readiness: parse reported address %q... (%d bytes): %w: %s", s[:max], len(s), ErrInvalidReported, why)
+	}
+	return fmt.Errorf("readiness: parse reported address %q: %w: %s", s, ErrInvalidReported, why)
+}
