@@ -83,7 +83,7 @@ func (r *claimReconciler) create(ctx context.Context, claim *ipamv1.IPAddressCla
 		if err := r.reader.Get(ctx, client.ObjectKeyFromObject(ip), existing); err != nil {
 			return nil, nil, err
 		}
-		if a, err := netip.ParseAddr(existing.Spec.Address); err == nil && poolOf(existing) == key {
+		if a, err := ipam.ParseAddr(existing.Spec.Address); err == nil && poolOf(existing) == key {
 			e.mu.Lock()
 			e.added(owner, a)
 			e.mu.Unlock()
@@ -116,7 +116,7 @@ func (r *claimReconciler) commit(ctx context.Context, key poolKey, e *poolEntry,
 	if !ip.DeletionTimestamp.IsZero() {
 		return false, nil // a loser being deleted: wait for it to go
 	}
-	addr, err := netip.ParseAddr(ip.Spec.Address)
+	addr, err := ipam.ParseAddr(ip.Spec.Address)
 	if err != nil {
 		return false, fmt.Errorf("IPAddress %s/%s: %w", ip.Namespace, ip.Name, err)
 	}

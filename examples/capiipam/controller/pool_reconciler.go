@@ -242,7 +242,7 @@ func restoreEntry(spec ipam.Spec, items []ipamv1.IPAddress) (*poolEntry, []strin
 	for i := range items {
 		ip := &items[i]
 		owner := ip.Namespace + "/" + ip.Name
-		a, err := netip.ParseAddr(ip.Spec.Address)
+		a, err := ipam.ParseAddr(ip.Spec.Address)
 		if err != nil {
 			unparsed = append(unparsed, fmt.Sprintf("%s: address %q: %v", owner, ip.Spec.Address, err))
 			continue

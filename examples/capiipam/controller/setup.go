@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	"github.com/vmnetkit/vmnetkit/ipam"
 )
 
 // Field indexes of the informer cache.
@@ -208,7 +208,7 @@ func (h addressEvents) seen(obj client.Object, exists bool, q queue) {
 	if key.Kind != h.kind {
 		return
 	}
-	if a, err := netip.ParseAddr(ip.Spec.Address); err == nil {
+	if a, err := ipam.ParseAddr(ip.Spec.Address); err == nil {
 		if e := h.cache.get(key); e != nil {
 			owner := ip.Namespace + "/" + ip.Name
 			e.mu.Lock()

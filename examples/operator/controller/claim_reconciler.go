@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 	"time"
 
@@ -126,7 +125,7 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 				r.events.Eventf(c, corev1.EventTypeWarning, ReasonCapacityLimited, "nic %s: %v", mac, err)
 			}
 			fail(ReasonCapacityLimited, err)
-		case err != nil && isIPAMError(err):
+		case ipam.IsExhausted(err) || ipam.IsConflict(err) || ipam.IsInputError(err):
 			wait = true // addresses may free up
 			fail(ReasonAllocationFailed, err)
 		case err != nil:
@@ -214,7 +213,7 @@ func readyReason(c *v1alpha1.VMNetworkConfig) string {
 // parseNIC returns the NIC's MAC in lowercase colon form and its requested
 // address (the zero Addr if none).
 func parseNIC(n v1alpha1.NIC) (mac string, want netip.Addr, err error) {
-	hw, err := net.ParseMAC(n.MAC)
+	mac, err = ipam.MACOwners.Canonical(n.MAC) // the pool's own rule: 6 bytes
 	if err != nil {
 		return "", want, fmt.Errorf("nic %q: %w", n.MAC, err)
 	}
@@ -223,7 +222,7 @@ func parseNIC(n v1alpha1.NIC) (mac string, want netip.Addr, err error) {
 			return "", want, fmt.Errorf("nic %q: address: %w", n.MAC, err)
 		}
 	}
-	return hw.String(), want, nil
+	return mac, want, nil
 }
 
 // heldAddress returns the status entry of NIC n (MAC mac) if the claim's
@@ -266,16 +265,4 @@ func requeueOnConflict(err error) (reconcile.Result, error) {
 		return reconcile.Result{}, nil
 	}
 	return reconcile.Result{}, err
-}
-
-// isIPAMError reports whether err is one of ipam's refusals, reported on the
-// claim; any other error (the API server's) is retried with back-off.
-func isIPAMError(err error) bool {
-	for _, target := range []error{ipam.ErrExhausted, ipam.ErrInUse, ipam.ErrOutOfRange, ipam.ErrExcluded,
-		ipam.ErrReserved, ipam.ErrOwnerHasAddr, ipam.ErrInvalidOwner} {
-		if errors.Is(err, target) {
-			return true
-		}
-	}
-	return false
 }

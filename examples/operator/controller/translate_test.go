@@ -356,6 +356,9 @@ func TestParseNIC(t *testing.T) {
 		{name: "upper case dashes", nic: v1alpha1.NIC{MAC: "52-54-00-AA-BB-CC", Pool: "p"}, wantMAC: "52:54:00:aa:bb:cc"},
 		{name: "with address", nic: v1alpha1.NIC{MAC: "52:54:00:aa:bb:cc", Address: "fd00::5"}, wantMAC: "52:54:00:aa:bb:cc", wantAddr: netip.MustParseAddr("fd00::5")},
 		{name: "bad MAC", nic: v1alpha1.NIC{MAC: "52:54:00"}, wantErr: `nic "52:54:00"`},
+		// net.ParseMAC takes these; an IPPool's pool (ipam.MACOwners) does not.
+		{name: "8-byte EUI-64", nic: v1alpha1.NIC{MAC: "02:00:5e:10:00:00:00:01"}, wantErr: `nic "02:00:5e:10:00:00:00:01"`},
+		{name: "20-byte InfiniBand", nic: v1alpha1.NIC{MAC: "00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01"}, wantErr: "not a MAC address"},
 		{name: "bad address", nic: v1alpha1.NIC{MAC: "52:54:00:aa:bb:cc", Address: "10.0.0.256"}, wantErr: `ParseAddr("10.0.0.256")`},
 		{
 			name:    "IPv4-mapped address",
