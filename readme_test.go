@@ -25,35 +25,36 @@ const readmeBlocksFile = "readme_examples_test.go"
 // names Go (```go), each with its final newline, in order.
 func goBlocks(t *testing.T, markdown string) []string {
 	t.Helper()
-	var blocks []string
-	var block strings.Builder
-	in := false
+	var (
+		blocks      []string
+		block       strings.Builder
+		inFence     bool // between an opening ``` and its closing one
+		inGoFence   bool // and that fence is a Go block
+		fenceLineNo int
+	)
 	sc := bufio.NewScanner(strings.NewReader(markdown))
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		switch {
-		case !in && strings.HasPrefix(line, "```"):
+		case !inFence && strings.HasPrefix(line, "```"):
 			info := strings.Fields(strings.TrimPrefix(line, "```"))
-			in = true
-			if len(info) > 0 && (info[0] == "go" || info[0] == "golang") {
-				block.Reset()
-				block.WriteString("\x00") // marks a Go block until its fence closes
-			}
-		case in && strings.TrimSpace(line) == "```":
-			in = false
-			if s := block.String(); strings.HasPrefix(s, "\x00") {
-				blocks = append(blocks, s[1:])
-			}
+			inFence, fenceLineNo = true, n
+			inGoFence = len(info) > 0 && (info[0] == "go" || info[0] == "golang")
 			block.Reset()
-		case in && strings.HasPrefix(block.String(), "\x00"):
+		case inFence && strings.TrimSpace(line) == "```":
+			if inGoFence {
+				blocks = append(blocks, block.String())
+			}
+			inFence, inGoFence = false, false
+		case inGoFence:
 			block.WriteString(line + "\n")
 		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if in {
-		t.Fatal("a code fence is not closed")
+	if inFence {
+		t.Fatalf("the code fence opened at line %d is not closed", fenceLineNo)
 	}
 	return blocks
 }
