@@ -2,7 +2,7 @@
 // packaged so that Kubernetes operators and Cluster API infrastructure
 // providers can import it instead of re-writing it.
 //
-// The module holds four side-effect-free packages. None of them does I/O,
+// The module holds five side-effect-free packages. None of them does I/O,
 // starts a goroutine, reads the clock or logs; the same input always gives the
 // same output.
 //
@@ -19,7 +19,11 @@
 //   - [github.com/vmnetkit/vmnetkit/readiness] decides whether a VM's network
 //     is ready, NIC by NIC.
 //
-// Adapters that embed these packages in real controllers (an IPPool operator
-// on controller-runtime, a Cluster API style provider, a DHCPv4 agent) live in
-// the separate module github.com/vmnetkit/vmnetkit/examples.
+// The conversions to Kubernetes API types (metav1.Condition, a process
+// epoch) are the separate module github.com/vmnetkit/vmnetkit/kube, which
+// requires only this module and k8s.io/apimachinery. Adapters that embed
+// these packages in real controllers (an IPPool operator on
+// controller-runtime, a Cluster API IPAM provider, a Cluster API style
+// infrastructure provider, a DHCPv4 agent) live in the separate module
+// github.com/vmnetkit/vmnetkit/examples.
 package vmnetkit

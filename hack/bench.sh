@@ -4,7 +4,7 @@
 # run. The machine these numbers come from is shared and noisy, so the run is
 # COUNT rounds of every benchmark once, interleaved: a load spike then hits
 # Pool and its baseline alike instead of one of them for all its runs. It
-# prints benchstat's summary, then the ratios the README quotes, computed
+# prints benchstat's summary, then the ratios docs/performance.md quotes, computed
 # from the medians.
 #
 #   COUNT=6 BENCH=. ./hack/bench.sh     # defaults

@@ -61,7 +61,7 @@ type cacheStep struct {
 	want  Decision
 }
 
-// observed is a Observed of generation gen, running, with no stored condition.
+// observed is an Observed of generation gen, running, with no stored condition.
 func observed(gen int64) Observed { return Observed{Generation: gen} }
 
 // toReady brings a fresh machine (epoch B) to Ready at generation 3.

@@ -31,11 +31,11 @@ import (
 //     through generation changes that leave the cache-relevant spec alone
 //     (GenerationChanged with SpecChanged false: only ObservedGeneration
 //     moves, conditions.Set keeps the transition time).
-//   - A Observed with a higher generation than the machine has seen is
+//   - An Observed with a higher generation than the machine has seen is
 //     treated as a spec change (the machine cannot tell): from Ready it
 //     publishes False/SpecChanged and asks for a rebuild. An adapter that
 //     knows the cache-relevant spec did not change sends GenerationChanged
-//     first. A Observed or GenerationChanged with a lower generation
+//     first. An Observed or GenerationChanged with a lower generation
 //     than the machine has seen is stale and ignored; so is one with a
 //     negative generation.
 //   - A BuildSucceeded for a generation other than Generation() (an older
@@ -54,18 +54,18 @@ import (
 //     Observed is the retry: it asks for a build and keeps the
 //     condition until the outcome is known. A failure in Ready leaves the
 //     (intact) cache Ready.
-//   - Paused, or a Observed with Paused, publishes False/Paused and
-//     drops the cache; Resumed, or a Observed without Paused, in
+//   - Paused, or an Observed with Paused, publishes False/Paused and
+//     drops the cache; Resumed, or an Observed without Paused, in
 //     Paused publishes False/Building and asks for a build.
 //   - Dropped in Ready publishes False/CacheDropped and asks for a
 //     build; while NotBuilt it asks again.
-//   - Deleted, or a Observed with Deleting, goes to Gone, drops the
+//   - Deleted, or an Observed with Deleting, goes to Gone, drops the
 //     cache and publishes nothing. Every event after Gone is ignored; forget
 //     the machine (an object re-created under the same name needs a new one).
 //   - The published condition always carries Generation() as
 //     ObservedGeneration. A condition is published only when it differs
 //     from what the machine last published, or, on Observed, from what
-//     is stored (conditions.Status, ObservedGeneration, Reason, Message, or the stored
+//     is stored (its Status, ObservedGeneration, Reason, Message, or the stored
 //     epoch), so a lost or overwritten status write is repaired at the next
 //     observation.
 //   - Build is level-triggered: every Observed while NotBuilt asks
@@ -100,7 +100,7 @@ func (m Machine) Epoch() string { return m.epoch }
 // first Observed.
 func (m Machine) Generation() int64 { return m.gen }
 
-// conditions.Condition returns the CacheReady condition the machine stands for, with a
+// Condition returns the CacheReady condition the machine stands for, with a
 // zero LastTransitionTime, and true; or false in StateUnobserved and
 // StateGone, where it publishes nothing.
 func (m Machine) Condition() (conditions.Condition, bool) {
