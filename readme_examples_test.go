@@ -80,26 +80,19 @@ type PoolStatus struct {
 // returns only once that write succeeded.
 func syncCache(m cacheready.Machine, generation int64, st *PoolStatus, now time.Time,
 	build func(generation int64) error) cacheready.Machine {
-	step := func(e cacheready.Event) cacheready.Decision {
-		next, d := m.Step(e)
-		if d.Publish != nil {
-			st.Conditions, _ = conditions.Set(st.Conditions, *d.Publish, now)
-			st.CacheEpoch = d.Epoch
-		}
-		m = next
-		return d
-	}
 	observed := cacheready.Observed{Generation: generation, StoredEpoch: st.CacheEpoch}
 	if c, ok := conditions.Find(st.Conditions, cacheready.Type); ok {
 		observed.Stored = &c // a True from another epoch is never trusted
 	}
-	if step(observed).Build {
-		if err := build(m.Generation()); err != nil {
-			step(cacheready.BuildFailed{Generation: m.Generation(), Err: err})
-		} else {
-			step(cacheready.BuildSucceeded{Generation: m.Generation()})
-		}
+	d := cacheready.Driver[struct{}]{ // the loop around Machine.Step, written once
+		Publish: func(c conditions.Condition, epoch string, _ struct{}, _ bool) error {
+			st.Conditions, _ = conditions.Set(st.Conditions, c, now)
+			st.CacheEpoch = epoch
+			return nil // the caller writes st
+		},
+		Build: func(gen int64) (struct{}, error) { return struct{}{}, build(gen) },
 	}
+	m, _ = d.Run(m, observed) // Publish never fails here
 	return m
 }
 

@@ -12,6 +12,11 @@
 // the condition to write with conditions.Set, the epoch to store beside it,
 // and whether to build or drop the local cache. Nothing else decides.
 //
+// Driver carries out those decisions, the loop every adapter writes around
+// Step (write the condition with the epoch, drop or build the cache, feed
+// the build's result back), with the adapter's side effects as its fields:
+// the package itself still does no I/O.
+//
 // The adapter stores the epoch in the object's status next to the condition;
 // readers call IsReady with the live epoch, so a True written by a process
 // that has since restarted reads as not ready (OwnerRestarted) until the new

@@ -74,3 +74,34 @@ func ExampleMachine() {
 	// epoch-b2 BuildSucceeded -> Ready    CacheReady=True  CacheBuilt     stored epoch=epoch-b2 build=false
 	// true CacheBuilt
 }
+
+// A Driver carries out the machine's decisions; its fields are the
+// adapter's side effects. A restarted process distrusts the True its
+// predecessor wrote, builds its own cache, then writes True with the
+// cache's counts and makes it live.
+func ExampleDriver() {
+	stored := conditions.Condition{Type: cacheready.Type, Status: conditions.ConditionTrue, ObservedGeneration: 7, Reason: cacheready.ReasonCacheBuilt}
+	var live []string
+	d := cacheready.Driver[[]string]{
+		Publish: func(c conditions.Condition, epoch string, built []string, fresh bool) error {
+			fmt.Printf("write %s/%s epoch %s", c.Status, c.Reason, epoch)
+			if fresh {
+				fmt.Printf(", %d addresses", len(built))
+			}
+			fmt.Println()
+			return nil
+		},
+		Build: func(gen int64) ([]string, error) {
+			fmt.Println("build for generation", gen)
+			return []string{"10.0.0.5", "10.0.0.6"}, nil
+		},
+		Adopt: func(built []string) { live = built },
+	}
+	m, err := d.Run(cacheready.New("b2"), cacheready.Observed{Generation: 7, Stored: &stored, StoredEpoch: "a1"})
+	fmt.Println(m.State(), live, err)
+	// Output:
+	// write False/OwnerRestarted epoch b2
+	// build for generation 7
+	// write True/CacheBuilt epoch b2, 2 addresses
+	// Ready [10.0.0.5 10.0.0.6] <nil>
+}

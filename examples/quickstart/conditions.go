@@ -23,11 +23,8 @@ func conditionsSection(w io.Writer) error {
 
 	a := cacheready.New("epoch-a1")
 	fmt.Fprintf(w, "controller starts, epoch %s\n", a.Epoch())
-	a, err := r.run(a, r.observe())
+	a, err := r.run(a)
 	if err != nil {
-		return err
-	}
-	if a, err = r.run(a, cacheready.BuildSucceeded{Generation: r.generation}); err != nil {
 		return err
 	}
 	r.read(a.Epoch())
@@ -36,15 +33,11 @@ func conditionsSection(w io.Writer) error {
 	b := cacheready.New("epoch-b2")
 	fmt.Fprintf(w, "controller starts, epoch %s\n", b.Epoch())
 	r.read(b.Epoch())
-	if b, err = r.run(b, r.observe()); err != nil {
+	if b, err = r.run(b); err != nil {
 		return err
 	}
 	r.read(b.Epoch())
-	if b, err = r.run(b, cacheready.BuildSucceeded{Generation: r.generation}); err != nil {
-		return err
-	}
-	r.read(b.Epoch())
-	if _, err = r.run(b, r.observe()); err != nil {
+	if _, err = r.run(b); err != nil {
 		return err
 	}
 
@@ -77,41 +70,46 @@ func (r *restartStory) observe() cacheready.Observed {
 	return e
 }
 
-// run steps m with e and carries out the decision as an adapter does.
-func (r *restartStory) run(m cacheready.Machine, e cacheready.Event) (cacheready.Machine, error) {
-	r.clock = r.clock.Add(2 * time.Second)
-	next, d := m.Step(e)
-	switch e.(type) {
-	case cacheready.Observed:
-		fmt.Fprintf(r.w, "  observe pool (generation %d)  -> %s\n", r.generation, next.State())
-	case cacheready.BuildSucceeded:
-		fmt.Fprintf(r.w, "  cache built (generation %d)   -> %s\n", r.generation, next.State())
+// run observes the pool with m and carries out the decisions with a
+// cacheready.Driver, as an adapter does: write the condition, build the
+// cache (a reader looks while it is being built), write the True.
+func (r *restartStory) run(m cacheready.Machine) (cacheready.Machine, error) {
+	fmt.Fprintf(r.w, "  observe pool (generation %d)\n", r.generation)
+	acted := false
+	d := cacheready.Driver[struct{}]{
+		Publish: func(c conditions.Condition, epoch string, _ struct{}, _ bool) error {
+			acted = true
+			r.clock = r.clock.Add(2 * time.Second)
+			r.status, _ = conditions.Set(r.status, c, r.clock)
+			r.storedEpoch = epoch
+			c, _ = conditions.Find(r.status, cacheready.Type)
+			if err := conditions.Validate(c); err != nil {
+				return err
+			}
+			fmt.Fprintf(r.w, "    write CacheReady=%-5s %-14s epoch %s, since %s\n",
+				c.Status, c.Reason, r.storedEpoch, c.LastTransitionTime.Format(time.TimeOnly))
+			if r.history != "" {
+				r.history += " -> "
+			}
+			r.history += string(c.Status)
+			if c.Status != conditions.ConditionTrue {
+				r.history += " (" + c.Reason + ")"
+			}
+			r.history += " [" + r.storedEpoch + "]"
+			return nil
+		},
+		Build: func(gen int64) (struct{}, error) {
+			acted = true
+			fmt.Fprintf(r.w, "    build the cache for generation %d\n", gen)
+			r.read(m.Epoch()) // while it builds
+			return struct{}{}, nil
+		},
 	}
-	if d.Publish != nil {
-		r.status, _ = conditions.Set(r.status, *d.Publish, r.clock)
-		r.storedEpoch = d.Epoch
-		c, _ := conditions.Find(r.status, cacheready.Type)
-		if err := conditions.Validate(c); err != nil {
-			return next, err
-		}
-		fmt.Fprintf(r.w, "    write CacheReady=%-5s %-14s epoch %s, since %s\n",
-			c.Status, c.Reason, r.storedEpoch, c.LastTransitionTime.Format(time.TimeOnly))
-		if r.history != "" {
-			r.history += " -> "
-		}
-		r.history += string(c.Status)
-		if c.Status != conditions.ConditionTrue {
-			r.history += " (" + c.Reason + ")"
-		}
-		r.history += " [" + r.storedEpoch + "]"
-	}
-	if d.Build {
-		fmt.Fprintf(r.w, "    build the cache for generation %d\n", next.Generation())
-	}
-	if d == (cacheready.Decision{}) {
+	m, err := d.Run(m, r.observe())
+	if err == nil && !acted {
 		fmt.Fprintln(r.w, "    nothing to write, nothing to build")
 	}
-	return next, nil
+	return m, err
 }
 
 // read is what a reader of the pool (an allocating webhook, another
