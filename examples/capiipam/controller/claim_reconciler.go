@@ -18,6 +18,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/conditions"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/internal/conflict"
 	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
@@ -65,7 +66,7 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	}
 	if controllerutil.AddFinalizer(claim, ClaimFinalizer) {
 		if err := r.client.Update(ctx, claim); err != nil {
-			return requeueOnConflict(err)
+			return conflict.Requeue(err)
 		}
 	}
 
@@ -216,7 +217,7 @@ func (r *claimReconciler) finalize(ctx context.Context, claim *ipamv1.IPAddressC
 		}
 		if controllerutil.RemoveFinalizer(ip, AddressFinalizer) {
 			if err := r.client.Update(ctx, ip); err != nil && !apierrors.IsNotFound(err) {
-				return requeueOnConflict(err)
+				return conflict.Requeue(err)
 			}
 		}
 		if err := r.client.Delete(ctx, ip); err != nil && !apierrors.IsNotFound(err) {
@@ -225,7 +226,7 @@ func (r *claimReconciler) finalize(ctx context.Context, claim *ipamv1.IPAddressC
 	}
 	controllerutil.RemoveFinalizer(claim, ClaimFinalizer)
 	if err := r.client.Update(ctx, claim); err != nil && !apierrors.IsNotFound(err) {
-		return requeueOnConflict(err)
+		return conflict.Requeue(err)
 	}
 	return reconcile.Result{}, nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/vmnetkit/vmnetkit/conditions"
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/internal/conflict"
 	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
@@ -73,7 +74,7 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	}
 	if controllerutil.AddFinalizer(obj, PoolFinalizer) {
 		if err := r.client.Update(ctx, obj); err != nil {
-			return requeueOnConflict(err)
+			return conflict.Requeue(err)
 		}
 	}
 	e := r.cache.entry(key, obj.GetUID())
@@ -81,10 +82,10 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	counts, err := r.sync(ctx, e, key, obj)
 	e.mu.Unlock()
 	if err != nil || counts == nil {
-		return requeueOnConflict(err)
+		return conflict.Requeue(err)
 	}
 	// Written without e.mu: claims allocate meanwhile.
-	return requeueOnConflict(r.client.Status().Update(ctx, counts))
+	return conflict.Requeue(r.client.Status().Update(ctx, counts))
 }
 
 // deleting drops the pool's cache and lets the pool go once no IPAddress
@@ -116,7 +117,7 @@ func (r *poolReconciler) deleting(ctx context.Context, key poolKey, obj v1alpha1
 		return reconcile.Result{}, nil
 	}
 	controllerutil.RemoveFinalizer(obj, PoolFinalizer)
-	return requeueOnConflict(r.client.Update(ctx, obj))
+	return conflict.Requeue(r.client.Update(ctx, obj))
 }
 
 // sync feeds obj, the pool as just read, to e's machine, and returns obj
@@ -157,51 +158,39 @@ func specOf(obj v1alpha1.Pool) ipam.Spec {
 	return s
 }
 
-// apply steps e's machine with ev and carries out its decisions, feeding
-// the outcome of a build back into the machine. obj is updated in place
-// with every write.
+// apply steps e's machine with ev and carries out its decisions
+// (cacheready.Driver), feeding the outcome of a build back into the
+// machine. obj is updated in place with every write.
 func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, key poolKey, obj v1alpha1.Pool, ev cacheready.Event) error {
-	var built *poolEntry // a successful build waiting for its True to be written
-	for ev != nil {
-		next, d := e.machine.Step(ev)
-		ev = nil
-		if d.Publish != nil {
+	d := cacheready.Driver[*poolEntry]{
+		Publish: func(c conditions.Condition, epoch string, built *poolEntry, fresh bool) error {
 			upd := obj.DeepCopyObject().(v1alpha1.Pool)
 			st := upd.PoolStatus()
-			st.Conditions, _ = kubebridge.SetMeta(st.Conditions, *d.Publish, r.now())
-			st.CacheEpoch = d.Epoch
-			if built != nil {
+			st.Conditions, _ = kubebridge.SetMeta(st.Conditions, c, r.now())
+			st.CacheEpoch = epoch
+			if fresh {
 				writeCounts(st, built, obj.GetGeneration(), r.now())
 			}
 			if err := r.client.Status().Update(ctx, upd); err != nil {
 				return err
 			}
 			setPool(obj, upd)
-		}
-		e.machine = next
-		if built != nil {
+			return nil
+		},
+		Build: func(int64) (*poolEntry, error) { return r.build(ctx, key, obj) },
+		Adopt: func(built *poolEntry) {
 			// Creates in flight keep their addresses in the new pool.
 			for owner, a := range e.pending {
 				built.pending[owner] = a
 				_ = built.pool.AllocateAddr(a, owner)
 			}
 			e.pool, e.spec, e.gen, e.objects, e.pending = built.pool, built.spec, built.gen, built.objects, built.pending
-			built = nil
-		}
-		if d.Drop {
-			e.pool, e.objects = nil, nil
-		}
-		if d.Build {
-			b, err := r.build(ctx, key, obj)
-			if err != nil {
-				ev = cacheready.BuildFailed{Generation: obj.GetGeneration(), Err: err}
-				continue
-			}
-			built = b
-			ev = cacheready.BuildSucceeded{Generation: obj.GetGeneration()}
-		}
+		},
+		Drop: func() { e.pool, e.objects = nil, nil },
 	}
-	return nil
+	var err error
+	e.machine, err = d.Run(e.machine, ev)
+	return err
 }
 
 // build restores the pool from the informer cache of its IPAddresses. Its
@@ -329,15 +318,6 @@ func poolOf(ip *ipamv1.IPAddress) poolKey {
 
 // indexValue is the value of addressPoolIndex and claimPoolIndex.
 func indexValue(kind, name string) string { return kind + "/" + name }
-
-// requeueOnConflict turns a conflict (someone wrote since we read) into a
-// requeue, and passes other errors through.
-func requeueOnConflict(err error) (reconcile.Result, error) {
-	if apierrors.IsConflict(err) {
-		return reconcile.Result{Requeue: true}, nil
-	}
-	return reconcile.Result{}, err
-}
 
 // name returns key as a NamespacedName.
 func (k poolKey) name() types.NamespacedName {

@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/examples/internal/conflict"
 	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
@@ -62,7 +62,7 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	}
 	if controllerutil.AddFinalizer(c, Finalizer) {
 		if err := r.client.Update(ctx, c); err != nil {
-			return requeueOnConflict(err)
+			return conflict.Requeue(err)
 		}
 	}
 
@@ -146,7 +146,7 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	if !equality.Semantic.DeepEqual(st, c.Status) {
 		c.Status = st
 		if err := r.client.Status().Update(ctx, c); err != nil {
-			return requeueOnConflict(err)
+			return conflict.Requeue(err)
 		}
 	}
 	// One line per reconcile at -v 1 (controller-runtime's own start at 5).
@@ -184,7 +184,7 @@ func (r *claimReconciler) finalize(ctx context.Context, c *v1alpha1.VMNetworkCon
 	}
 	controllerutil.RemoveFinalizer(c, Finalizer)
 	if err := r.client.Update(ctx, c); err != nil {
-		return requeueOnConflict(err)
+		return conflict.Requeue(err)
 	}
 	log.FromContext(ctx).V(1).Info("released addresses", "nics", len(held))
 	return reconcile.Result{}, nil
@@ -251,18 +251,4 @@ func hasNIC(spec []v1alpha1.NIC, s v1alpha1.NICStatus) bool {
 
 func poolKey(c *v1alpha1.VMNetworkConfig, pool string) types.NamespacedName {
 	return types.NamespacedName{Namespace: c.Namespace, Name: pool}
-}
-
-// requeueOnConflict turns a write conflict into a quiet requeue: the object
-// changed since the cache delivered it, and the next reconcile sees the new
-// one. NotFound ends the reconcile: the claim is gone (a reconcile from a
-// stale cache raced the one that removed the finalizer).
-func requeueOnConflict(err error) (reconcile.Result, error) {
-	switch {
-	case apierrors.IsConflict(err):
-		return reconcile.Result{Requeue: true}, nil
-	case apierrors.IsNotFound(err):
-		return reconcile.Result{}, nil
-	}
-	return reconcile.Result{}, err
 }

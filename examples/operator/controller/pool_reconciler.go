@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/vmnetkit/vmnetkit/conditions"
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
@@ -117,19 +118,16 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.I
 	return nil
 }
 
-// apply steps e's machine with ev and carries out its decisions, feeding the
-// outcome of a build back into the machine. obj is updated in place with
-// every write.
+// apply steps e's machine with ev and carries out its decisions
+// (cacheready.Driver), feeding the outcome of a build back into the machine.
+// obj is updated in place with every write.
 func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.IPPool, ev cacheready.Event) error {
-	var built *ipam.Pool // a successful build waiting for its True to be written
-	for ev != nil {
-		next, d := e.machine.Step(ev)
-		ev = nil
-		if d.Publish != nil {
+	d := cacheready.Driver[*ipam.Pool]{
+		Publish: func(c conditions.Condition, epoch string, built *ipam.Pool, fresh bool) error {
 			upd := obj.DeepCopy()
-			upd.Status.Conditions, _ = kubebridge.SetMeta(upd.Status.Conditions, *d.Publish, r.now())
-			upd.Status.CacheEpoch = d.Epoch
-			if built != nil {
+			upd.Status.Conditions, _ = kubebridge.SetMeta(upd.Status.Conditions, c, r.now())
+			upd.Status.CacheEpoch = epoch
+			if fresh {
 				writeStats(&upd.Status, built)
 				setCapacity(&upd.Status, built.Len(), poolLimit(upd.Spec, r.limit), 0, upd.Generation, r.now())
 			}
@@ -137,31 +135,26 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 				return err
 			}
 			*obj = *upd
-		}
-		e.machine = next
-		if built != nil {
-			e.obj, e.pool = obj.DeepCopy(), built
-			built = nil
-		}
-		if d.Drop {
-			e.obj, e.pool = nil, nil
-		}
-		if d.Build {
+			return nil
+		},
+		Build: func(int64) (*ipam.Pool, error) {
 			p, problems, err := buildPool(obj)
 			if err != nil {
-				ev = cacheready.BuildFailed{Generation: obj.Generation, Err: err}
-				continue
+				return nil, err
 			}
 			if len(problems) > 0 {
 				log.FromContext(ctx).Error(fmt.Errorf("%d entries left out, first: %w", len(problems), problems[0]),
 					"status.allocated holds entries the pool cannot keep; they are dropped from the status")
 			}
 			e.problems, e.ceiling = len(problems), 0
-			built = p
-			ev = cacheready.BuildSucceeded{Generation: obj.Generation}
-		}
+			return p, nil
+		},
+		Adopt: func(p *ipam.Pool) { e.obj, e.pool = obj.DeepCopy(), p },
+		Drop:  func() { e.obj, e.pool = nil, nil },
 	}
-	return nil
+	var err error
+	e.machine, err = d.Run(e.machine, ev)
+	return err
 }
 
 // adopt makes obj the entry's persisted state and rebuilds the pool from it.
