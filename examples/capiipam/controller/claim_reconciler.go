@@ -79,6 +79,15 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	}
 	e := r.cache.get(key)
 	if e == nil || e.uid != pool.GetUID() || !pool.GetDeletionTimestamp().IsZero() {
+		// A bound claim keeps its address whatever this process's copy of
+		// the pool (a restart, a second manager, a pool being deleted):
+		// only claims that need an address wait for the rebuild.
+		if ip, err := r.boundAddress(ctx, claim, key); ip != nil || err != nil {
+			if err != nil {
+				return reconcile.Result{}, err
+			}
+			return r.ready(ctx, claim, ip)
+		}
 		return r.wait(ctx, claim, ReasonPoolNotReady, fmt.Sprintf("%s: not served yet by this process", key))
 	}
 	ip, res, err := r.ensureAddress(ctx, claim, key, pool, e)
@@ -156,6 +165,24 @@ func (r *claimReconciler) ensureAddress(ctx context.Context, claim *ipamv1.IPAdd
 		return nil, reconcile.Result{Requeue: true}, ignoreRace(err)
 	}
 	return ip, reconcile.Result{}, nil
+}
+
+// boundAddress returns the claim's IPAddress if the claim is bound: the
+// IPAddress exists, names the claim's pool and carries the finalizer of a
+// committed address. Otherwise it returns nil (and an error only when the
+// read failed).
+func (r *claimReconciler) boundAddress(ctx context.Context, claim *ipamv1.IPAddressClaim, key poolKey) (*ipamv1.IPAddress, error) {
+	ip := &ipamv1.IPAddress{}
+	switch err := r.client.Get(ctx, client.ObjectKeyFromObject(claim), ip); {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	if poolOf(ip) != key || !controllerutil.ContainsFinalizer(ip, AddressFinalizer) || !ip.DeletionTimestamp.IsZero() {
+		return nil, nil
+	}
+	return ip, nil
 }
 
 // ready writes the claim's addressRef and Ready=True.
