@@ -26,7 +26,10 @@ import (
 // hand out every address of the prefix (Cluster API's in-cluster IPAM
 // provider's allocateReservedIPAddresses). Exclude ranges and Reserved
 // addresses must lie inside the prefix; the parts of them outside
-// [Start, End] are ignored.
+// [Start, End] are ignored. An Exclude range may end in the IPv4-mapped
+// block only when it is a prefix that starts below it (::/80 ends at
+// ::ffff:ffff:ffff): the ranges a Spec accepts are those ParseRange reads
+// back from FormatRange.
 type Spec struct {
 	Prefix   netip.Prefix     // required, canonical (masked); its family is the pool's
 	Start    netip.Addr       // optional first allocatable address (zero: the first usable address)
@@ -42,8 +45,10 @@ type Spec struct {
 	AllocateSubnetEnds bool
 }
 
-// Validate reports whether s describes a pool: nil, or an error wrapping
-// ErrInvalidSpec that quotes the offending value. The Prefix must be valid
+// Validate reports whether s describes a pool: nil, or a *FieldError
+// (wrapping ErrInvalidSpec) that names the first offending field as
+// SpecText names it, with its index in Exclude or Reserved, and quotes the
+// value. It builds error text only for an invalid Spec. The Prefix must be valid
 // and canonical (Prefix == Prefix.Masked()); Start and End, when set, must be
 // usable addresses of the prefix's family without a zone, Start not after
 // End; every Exclude range must be valid and inside the prefix; every

@@ -101,3 +101,37 @@ func BenchmarkNewScatteredExcludes(b *testing.B) {
 		})
 	}
 }
+
+// TestValidInputBuildsNoErrorText: parsing and validating a Spec of 10,000
+// exclusions allocates a few dozen times, not per exclusion (compile built
+// two error labels per Exclude range, whether or not it was wrong; issue
+// 26). New, FormatAllocated, RestoreAllocated and leasestore.Build start
+// with the same compile.
+func TestValidInputBuildsNoErrorText(t *testing.T) {
+	const n = 10_000
+	list := bigAddressList(n)
+	spec, err := list.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := spec.Text()
+	if len(spec.Exclude) < n*9/10 {
+		t.Fatalf("%d exclusions, want about %d", len(spec.Exclude), n)
+	}
+	for _, c := range []struct {
+		name string
+		f    func() error
+	}{
+		{"Spec.Validate", spec.Validate},
+		{"SpecText.Parse", func() error { _, err := text.Parse(); return err }},
+		{"AddressList.Parse", func() error { _, err := list.Parse(); return err }},
+	} {
+		var err error
+		if got := measure.Mallocs(1, func() { err = c.f() }); got > 100 {
+			t.Errorf("%s of %d exclusions: %d allocations, want at most 100", c.name, len(spec.Exclude), got)
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
