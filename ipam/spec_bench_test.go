@@ -135,3 +135,29 @@ func TestValidInputBuildsNoErrorText(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkManyExcludes: what the other entry points that compile a Spec
+// (New, FormatAllocated, RestoreAllocated) pay for one of 100,000 Exclude
+// ranges (bigAddressList's), with no allocation in it.
+func BenchmarkManyExcludes(b *testing.B) {
+	spec, err := bigAddressList(100_000).Parse()
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap := Snapshot{Spec: spec}
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"New", func() { _, _ = New(spec) }},
+		{"FormatAllocated", func() { FormatAllocated(snap) }},
+		{"RestoreAllocated", func() { _, _, _ = RestoreAllocated(spec, nil) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				c.f()
+			}
+		})
+	}
+}
