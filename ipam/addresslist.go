@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strconv"
 
+	"github.com/vmnetkit/vmnetkit/internal/u128"
 	"go4.org/netipx"
 )
 
@@ -54,80 +56,95 @@ type AddressList struct {
 //
 // The error wraps ErrInvalidSpec and joins one *FieldError per bad field,
 // named as in JSON with its index ("addresses[2]", "prefix", "gateway",
-// "excludedAddresses[0]"): a value that does not parse (the text rule of
+// "excludedAddresses[0]") and quoting its text as written: a value that
+// does not parse (the forms of ParseRange, exactly: the text rule of
 // ParseAddr; a prefix with host bits set is an error, not a wider range),
 // an address of the other family, an address outside the subnet, a prefix
-// length outside 0 to 32 (IPv4) or 0 to 128 (IPv6). It allocates.
+// length outside 0 to 32 (IPv4) or 0 to 128 (IPv6).
+//
+// It works on the entries as sorted and merged integer ranges, 32 bytes
+// each, and builds error text only for a field that is bad: the number of
+// its allocations does not grow with the number of entries.
 func (l AddressList) Parse() (Spec, error) {
 	var errs []error
-	bad := func(field, value string, err error) {
+	bad := func(field string, i int, value string, err error) {
+		if i >= 0 {
+			field += "[" + strconv.Itoa(i) + "]"
+		}
 		errs = append(errs, &FieldError{Field: field, Value: value, Err: err})
 	}
-	errFamily := errors.New("not of the family of addresses[0]")
 
-	var listed []netipx.IPRange
-	var is4 bool
+	// The listed ranges as integers, index-aligned with at, their
+	// indexes in l.Addresses.
+	listed := make([]span, 0, len(l.Addresses))
+	at := make([]int, 0, len(l.Addresses))
+	fam := anyFamily // of the first address that parses
+	var lowest u128.U128
 	for i, s := range l.Addresses {
-		r, err := parseRange(s)
-		switch {
-		case err != nil:
-			bad(fmt.Sprintf("addresses[%d]", i), s, err)
-			continue
-		case len(listed) == 0:
-			is4 = r.From().Is4()
-		case r.From().Is4() != is4:
-			bad(fmt.Sprintf("addresses[%d]", i), s, errFamily)
+		r, err := parseRange(s, fam)
+		if err != nil {
+			bad("addresses", i, s, err)
 			continue
 		}
-		listed = append(listed, r)
+		f := addrFamily(r.From())
+		if fam == anyFamily {
+			fam = f
+		} else if f != fam {
+			bad("addresses", i, s, errFamily)
+			continue
+		}
+		sp := span{u128.FromAddr(r.From()), u128.FromAddr(r.To())}
+		if len(listed) == 0 || sp.lo.Less(lowest) {
+			lowest = sp.lo
+		}
+		listed = append(listed, sp)
+		at = append(at, i)
 	}
 	if len(l.Addresses) == 0 {
-		bad("addresses", "", errRequired)
+		bad("addresses", -1, "", errRequired)
 	}
+	is4 := fam == family4
 	bits := 128
 	if is4 {
 		bits = 32
 	}
 	if l.Prefix < 0 || (len(listed) > 0 && l.Prefix > bits) || l.Prefix > 128 {
-		bad("prefix", fmt.Sprint(l.Prefix), fmt.Errorf("want 0 to %d", bits))
+		bad("prefix", -1, strconv.Itoa(l.Prefix), fmt.Errorf("want 0 to %d", bits))
 	}
 	var gateway netip.Addr
 	if l.Gateway != "" {
-		a, err := parseAddr(l.Gateway)
+		a, err := parseAddr(l.Gateway, fam)
 		switch {
 		case err != nil:
-			bad("gateway", l.Gateway, err)
+			bad("gateway", -1, l.Gateway, err)
 		case len(listed) > 0 && a.Is4() != is4:
-			bad("gateway", l.Gateway, errFamily)
+			bad("gateway", -1, l.Gateway, errFamily)
 		default:
 			gateway = a
 		}
 	}
-	var excluded []netipx.IPRange
+	var removed []span // what the pool does not hand out, of what is listed
 	for i, s := range l.ExcludedAddresses {
-		r, err := parseRange(s)
+		r, err := parseRange(s, fam)
 		switch {
 		case err != nil:
-			bad(fmt.Sprintf("excludedAddresses[%d]", i), s, err)
+			bad("excludedAddresses", i, s, err)
 		case len(listed) > 0 && r.From().Is4() != is4:
-			bad(fmt.Sprintf("excludedAddresses[%d]", i), s, errFamily)
+			bad("excludedAddresses", i, s, errFamily)
 		default:
-			excluded = append(excluded, r)
+			removed = append(removed, span{u128.FromAddr(r.From()), u128.FromAddr(r.To())})
 		}
 	}
 	if len(errs) > 0 {
 		return Spec{}, errors.Join(errs...)
 	}
 
-	var all netipx.IPSetBuilder
-	for _, r := range listed {
-		all.AddRange(r)
-	}
-	set, _ := all.IPSet() // a builder of valid ranges has no error
-	subnet := netip.PrefixFrom(set.Ranges()[0].From(), l.Prefix).Masked()
-	for i, r := range listed {
-		if !subnet.Contains(r.From()) || !subnet.Contains(r.To()) {
-			bad(fmt.Sprintf("addresses[%d]", i), l.Addresses[i], fmt.Errorf("outside subnet %s (the lowest address's /%d)", subnet, l.Prefix))
+	subnet := netip.PrefixFrom(lowest.Addr(is4), l.Prefix).Masked()
+	subLo, subHi := u128.FromAddr(subnet.Addr()), u128.FromAddr(netipx.PrefixLastIP(subnet))
+	for k, sp := range listed {
+		if sp.lo.Less(subLo) || subHi.Less(sp.hi) {
+			i := at[k]
+			bad("addresses", i, l.Addresses[i], fmt.Errorf("outside subnet %s (the lowest address's /%d)", subnet, l.Prefix))
 		}
 	}
 	if len(errs) > 0 {
@@ -138,49 +155,84 @@ func (l AddressList) Parse() (Spec, error) {
 	// What the pool may hand out: the listed addresses, less the excluded
 	// ones, the gateway, and what no Spec of this subnet hands out (its
 	// ends unless allocated, IPv4-mapped IPv6 addresses).
-	lo, hi := subnet.Addr(), netipx.PrefixLastIP(subnet)
+	lo, hi := subLo, subHi
 	if !l.AllocateReservedIPAddresses {
-		first, last := usableRange(subnet)
-		lo, hi = first.Addr(is4), last.Addr(is4)
-	}
-	var b netipx.IPSetBuilder
-	b.AddSet(set)
-	for _, r := range excluded {
-		b.RemoveRange(r)
+		lo, hi = usableRange(subnet)
 	}
 	if gateway.IsValid() {
-		b.Remove(gateway)
+		g := u128.FromAddr(gateway)
+		removed = append(removed, span{g, g})
 	}
-	if lo != subnet.Addr() {
-		b.Remove(subnet.Addr())
+	if lo != subLo {
+		removed = append(removed, span{subLo, subLo})
 	}
-	if hi != netipx.PrefixLastIP(subnet) {
-		b.Remove(netipx.PrefixLastIP(subnet))
+	if hi != subHi {
+		removed = append(removed, span{subHi, subHi})
 	}
-	b.RemovePrefix(mapped4in6)
-	allowed, _ := b.IPSet()
+	mapped := span{mappedLo, mappedHi}
+	if !is4 {
+		removed = append(removed, mapped)
+	}
+	allowed := subtractSpans(mergeSpans(listed), mergeSpans(removed))
 
-	ranges := allowed.Ranges()
-	if len(ranges) == 0 {
+	if len(allowed) == 0 {
 		// An empty pool: one address (lo is never IPv4-mapped: no subnet
 		// of a listed address starts in or just before the mapped block),
 		// excluded.
-		spec.Start, spec.End = lo, lo
-		spec.Exclude = []netipx.IPRange{netipx.IPRangeFrom(lo, lo)}
+		a := lo.Addr(is4)
+		spec.Start, spec.End = a, a
+		spec.Exclude = []netipx.IPRange{netipx.IPRangeFrom(a, a)}
 		return spec, spec.Validate()
 	}
-	spec.Start, spec.End = ranges[0].From(), ranges[len(ranges)-1].To()
-	var gaps netipx.IPSetBuilder
-	gaps.AddRange(netipx.IPRangeFrom(spec.Start, spec.End))
-	gaps.RemoveSet(allowed)
-	gaps.RemovePrefix(mapped4in6)
-	gapSet, _ := gaps.IPSet()
-	spec.Exclude = gapSet.Ranges()
-	if gateway.IsValid() && netipx.IPRangeFrom(spec.Start, spec.End).Contains(gateway) {
-		spec.Reserved = []netip.Addr{gateway}
+	first, last := allowed[0].lo, allowed[len(allowed)-1].hi
+	spec.Start, spec.End = first.Addr(is4), last.Addr(is4)
+	// The gaps between what is allowed, less the mapped block (never
+	// usable, so never excluded).
+	gaps := make([]span, 0, len(allowed)-1)
+	for k := 1; k < len(allowed); k++ {
+		gaps = append(gaps, span{allowed[k-1].hi.Add64(1), allowed[k].lo.Sub64(1)})
+	}
+	if !is4 {
+		gaps = cutSpan(gaps, mapped)
+	}
+	spec.Exclude = make([]netipx.IPRange, len(gaps))
+	for k, g := range gaps {
+		spec.Exclude[k] = netipx.IPRangeFrom(g.lo.Addr(is4), g.hi.Addr(is4))
+	}
+	if gateway.IsValid() {
+		if g := u128.FromAddr(gateway); !g.Less(first) && !last.Less(g) {
+			spec.Reserved = []netip.Addr{gateway}
+		}
 	}
 	return spec, spec.Validate()
 }
 
-// mapped4in6 is the IPv4-mapped IPv6 block, never usable in a Spec.
-var mapped4in6 = netip.MustParsePrefix("::ffff:0:0/96")
+// errFamily is the error of an AddressList value of the other family.
+var errFamily = errors.New("not of the family of addresses[0]")
+
+// subtractSpans returns the integers of a that are not in b; both are
+// ascending and disjoint (as mergeSpans leaves them), and so is the result.
+func subtractSpans(a, b []span) []span {
+	out := make([]span, 0, len(a))
+	j := 0
+	for _, sp := range a {
+		for j < len(b) && b[j].hi.Less(sp.lo) {
+			j++
+		}
+		lo, whole := sp.lo, true
+		for ; j < len(b) && !sp.hi.Less(b[j].lo); j++ {
+			if lo.Less(b[j].lo) {
+				out = append(out, span{lo, b[j].lo.Sub64(1)})
+			}
+			if !b[j].hi.Less(sp.hi) {
+				whole = false // b[j] covers the rest, and may reach into the next span
+				break
+			}
+			lo = b[j].hi.Add64(1)
+		}
+		if whole {
+			out = append(out, span{lo, sp.hi})
+		}
+	}
+	return out
+}

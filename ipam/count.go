@@ -3,6 +3,7 @@ package ipam
 import (
 	"fmt"
 
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 	"github.com/vmnetkit/vmnetkit/internal/u128"
 )
 
@@ -37,7 +38,7 @@ var maxCountDiv10 = u128.U128{Hi: 0x1999999999999999, Lo: 0x9999999999999999}
 func ParseCount(s string) (Count, error) {
 	var v u128.U128
 	fail := func(why string) (Count, error) {
-		return Count{}, fmt.Errorf("ipam: ParseCount(%q): %s", s, why)
+		return Count{}, fmt.Errorf("ipam: ParseCount(%s): %s", errtext.Quote(s), why)
 	}
 	switch {
 	case s == "":

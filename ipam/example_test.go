@@ -84,7 +84,7 @@ func ExampleParseAllocated() {
 	}
 	// Output:
 	// [{10.0.0.5 52:54:00:aa:bb:cc}]
-	// ipam: entry "010.0.0.6" (owner "52:54:00:aa:bb:dd"): ParseAddr("010.0.0.6"): IPv4 field has octet with leading zero: invalid address
+	// ipam: entry "010.0.0.6" (owner "52:54:00:aa:bb:dd"): IPv4 field has octet with leading zero: invalid address
 	// ipam: entry "10.0.0.9" (owner "EXCLUDED"): spec does not exclude 10.0.0.9: marker not backed by the spec
 }
 

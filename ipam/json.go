@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 )
 
 // MarshalJSON implements json.Marshaler: s as its SpecText. An invalid
@@ -44,7 +46,7 @@ type allocationJSON struct {
 // wrapping ErrInvalidOwner: JSON would change it.
 func (a Allocation) MarshalJSON() ([]byte, error) {
 	if !utf8.ValidString(a.Owner) {
-		return nil, fmt.Errorf("ipam: marshal allocation of %s: owner %q is not valid UTF-8: %w", a.Addr, a.Owner, ErrInvalidOwner)
+		return nil, fmt.Errorf("ipam: marshal allocation of %s: owner %s is not valid UTF-8: %w", a.Addr, errtext.Quote(a.Owner), ErrInvalidOwner)
 	}
 	addr := ""
 	if a.Addr.IsValid() {

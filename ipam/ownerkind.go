@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 	"github.com/vmnetkit/vmnetkit/internal/hwaddr"
 )
 
@@ -46,7 +47,7 @@ func ParseOwnerKind(s string) (OwnerKind, error) {
 	case "MAC":
 		return MACOwners, nil
 	}
-	return 0, fmt.Errorf("ipam: ParseOwnerKind(%q): want %q or %q", s, "Any", "MAC")
+	return 0, fmt.Errorf("ipam: ParseOwnerKind(%s): want %q or %q", errtext.Quote(s), "Any", "MAC")
 }
 
 // MarshalText implements encoding.TextMarshaler: the String form, or an

@@ -5,6 +5,7 @@ import (
 	"iter"
 	"net/netip"
 
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 	"github.com/vmnetkit/vmnetkit/internal/u128"
 	"go4.org/netipx"
 )
@@ -106,10 +107,10 @@ func (p *Pool) ownerOffset(owner string) (u128.U128, bool) {
 // current allocations. It allocates only to build an error.
 func (p *Pool) Check(addr netip.Addr) error {
 	if !p.made() {
-		return p.fail(fmt.Sprintf("check %q", addr.String()), nil)
+		return p.fail("check "+errtext.Quote(addr.String()), nil)
 	}
 	if _, err := p.l.check(addr); err != nil {
-		return p.fail(fmt.Sprintf("check %q", addr.String()), err)
+		return p.fail("check "+errtext.Quote(addr.String()), err)
 	}
 	return nil
 }
@@ -131,7 +132,7 @@ func (p *Pool) fail(op string, err error) error {
 // memory only to store a new owner.
 func (p *Pool) Allocate(owner string) (netip.Addr, error) {
 	if !p.made() {
-		return netip.Addr{}, p.fail(fmt.Sprintf("allocate %q", owner), nil)
+		return netip.Addr{}, p.fail("allocate "+errtext.Quote(owner), nil)
 	}
 	if o, ok := p.ownerOffset(owner); ok {
 		return p.l.addr(o), nil
@@ -139,7 +140,7 @@ func (p *Pool) Allocate(owner string) (netip.Addr, error) {
 	given := owner
 	owner, err := p.l.spec.Owners.canonical(owner)
 	if err != nil {
-		return netip.Addr{}, p.fail(fmt.Sprintf("allocate %q", given), err)
+		return netip.Addr{}, p.fail("allocate "+errtext.Quote(given), err)
 	}
 	var o u128.U128
 	var ok bool
@@ -154,7 +155,7 @@ func (p *Pool) Allocate(owner string) (netip.Addr, error) {
 		}
 	}
 	if !ok {
-		return netip.Addr{}, p.fail(fmt.Sprintf("allocate %q", given), ErrExhausted)
+		return netip.Addr{}, p.fail("allocate "+errtext.Quote(given), ErrExhausted)
 	}
 	p.take(o, owner)
 	p.cursor = o.Add64(1)
@@ -184,7 +185,7 @@ func (p *Pool) took(o u128.U128, owner string) {
 // owner holds addr) or ErrOwnerHasAddr (owner holds another address).
 func (p *Pool) AllocateAddr(addr netip.Addr, owner string) error {
 	fail := func(err error) error {
-		return p.fail(fmt.Sprintf("allocate %q to %q", addr.String(), owner), err)
+		return p.fail("allocate "+errtext.Quote(addr.String())+" to "+errtext.Quote(owner), err)
 	}
 	if !p.made() {
 		return fail(nil)
@@ -201,10 +202,10 @@ func (p *Pool) AllocateAddr(addr netip.Addr, owner string) error {
 		if held == o {
 			return nil
 		}
-		return fail(fmt.Errorf("%q holds %s: %w", owner, p.l.addr(held), ErrOwnerHasAddr))
+		return fail(fmt.Errorf("%s holds %s: %w", errtext.Quote(owner), p.l.addr(held), ErrOwnerHasAddr))
 	}
 	if other, ok := p.t.insertAddr(o, owner); !ok {
-		return fail(fmt.Errorf("held by %q: %w", other, ErrInUse))
+		return fail(fmt.Errorf("held by %s: %w", errtext.Quote(other), ErrInUse))
 	}
 	p.took(o, owner)
 	return nil
@@ -216,15 +217,15 @@ func (p *Pool) AllocateAddr(addr netip.Addr, owner string) error {
 // allocate on success.
 func (p *Pool) Release(addr netip.Addr) (owner string, err error) {
 	if !p.made() {
-		return "", p.fail(fmt.Sprintf("release %q", addr.String()), nil)
+		return "", p.fail("release "+errtext.Quote(addr.String()), nil)
 	}
 	o, err := p.l.check(addr)
 	if err != nil {
-		return "", p.fail(fmt.Sprintf("release %q", addr.String()), fmt.Errorf("%w: %w", err, ErrNotAllocated))
+		return "", p.fail("release "+errtext.Quote(addr.String()), fmt.Errorf("%w: %w", err, ErrNotAllocated))
 	}
 	owner, ok := p.t.remove(o)
 	if !ok {
-		return "", p.fail(fmt.Sprintf("release %q", addr.String()), ErrNotAllocated)
+		return "", p.fail("release "+errtext.Quote(addr.String()), ErrNotAllocated)
 	}
 	p.forget(o, owner)
 	return owner, nil

@@ -2,9 +2,10 @@ package ipam
 
 import (
 	"cmp"
-	"fmt"
 	"net/netip"
 	"slices"
+
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 )
 
 // Problem is one entry of a bulk input that was left out, and why.
@@ -17,7 +18,7 @@ type Problem struct {
 
 // Error returns the entry, its owner and the reason it was left out.
 func (p Problem) Error() string {
-	return fmt.Sprintf("ipam: entry %q (owner %q): %v", p.Entry, p.Owner, p.Err)
+	return "ipam: entry " + errtext.Quote(p.Entry) + " (owner " + errtext.Quote(p.Owner) + "): " + errText(p.Err)
 }
 
 // Unwrap returns p.Err, so errors.Is(p, ErrInUse) works on a Problem too.

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 	"github.com/vmnetkit/vmnetkit/internal/u128"
 )
 
@@ -104,7 +105,7 @@ func (c *collector) resolve() []entry {
 	seen := newOwnerSet(len(entries))
 	for _, e := range entries {
 		if n := len(kept); n > 0 && kept[n-1].o == e.o {
-			bad(given(e), fmt.Errorf("held by %q: %w", kept[n-1].owner, ErrInUse))
+			bad(given(e), fmt.Errorf("held by %s: %w", errtext.Quote(kept[n-1].owner), ErrInUse))
 			continue
 		}
 		if i, dup := seen.add(e.owner, int32(len(kept)), kept); dup {
@@ -118,7 +119,7 @@ func (c *collector) resolve() []entry {
 
 // ownerHolds is the error for an entry whose owner holds offset o already.
 func ownerHolds(l *layout, owner string, o u128.U128) error {
-	return fmt.Errorf("%q holds %s: %w", owner, l.addr(o), ErrOwnerHasAddr)
+	return fmt.Errorf("%s holds %s: %w", errtext.Quote(owner), l.addr(o), ErrOwnerHasAddr)
 }
 
 // Restore returns the pool that s describes. Whatever the order of

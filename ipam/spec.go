@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strconv"
 
 	"github.com/vmnetkit/vmnetkit/internal/u128"
 	"go4.org/netipx"
@@ -25,7 +26,10 @@ import (
 // hand out every address of the prefix (Cluster API's in-cluster IPAM
 // provider's allocateReservedIPAddresses). Exclude ranges and Reserved
 // addresses must lie inside the prefix; the parts of them outside
-// [Start, End] are ignored.
+// [Start, End] are ignored. An Exclude range may end in the IPv4-mapped
+// block only when it is a prefix that starts below it (::/80 ends at
+// ::ffff:ffff:ffff): the ranges a Spec accepts are those ParseRange reads
+// back from FormatRange.
 type Spec struct {
 	Prefix   netip.Prefix     // required, canonical (masked); its family is the pool's
 	Start    netip.Addr       // optional first allocatable address (zero: the first usable address)
@@ -41,8 +45,10 @@ type Spec struct {
 	AllocateSubnetEnds bool
 }
 
-// Validate reports whether s describes a pool: nil, or an error wrapping
-// ErrInvalidSpec that quotes the offending value. The Prefix must be valid
+// Validate reports whether s describes a pool: nil, or a *FieldError
+// (wrapping ErrInvalidSpec) that names the first offending field as
+// SpecText names it, with its index in Exclude or Reserved, and quotes the
+// value. It builds error text only for an invalid Spec. The Prefix must be valid
 // and canonical (Prefix == Prefix.Masked()); Start and End, when set, must be
 // usable addresses of the prefix's family without a zone, Start not after
 // End; every Exclude range must be valid and inside the prefix; every
@@ -85,13 +91,15 @@ var (
 	mappedHi = u128.From64(1<<48 - 1)
 )
 
-// mappedHint is the advice an error about an IPv4-mapped address gives.
-func mappedHint(a netip.Addr) string {
-	return "IPv4-mapped IPv6 address: write " + a.Unmap().String()
-}
-
-func invalidSpec(format string, args ...any) error {
-	return fmt.Errorf("ipam: spec "+format+": %w", append(args, ErrInvalidSpec)...)
+// fieldErr returns the error of Spec.Validate about one value of a Spec: a
+// *FieldError that names the field as SpecText does (with i, its index in
+// Exclude or Reserved, when not -1) and quotes the value. compile calls it
+// only for a value that is wrong, so a valid Spec builds no error text.
+func fieldErr(field string, i int, value, format string, args ...any) error {
+	if i >= 0 {
+		field += "[" + strconv.Itoa(i) + "]"
+	}
+	return &FieldError{Field: field, Value: value, Err: fmt.Errorf(format, args...)}
 }
 
 // usableRange returns the first and last usable addresses of p as integers.
@@ -115,21 +123,22 @@ func usableRange(p netip.Prefix) (first, last u128.U128) {
 func compile(s Spec) (*layout, error) {
 	p := s.Prefix
 	if !p.IsValid() {
-		return nil, invalidSpec("prefix %q is not valid", p.String())
+		return nil, fieldErr("cidr", -1, p.String(), "not a valid prefix")
 	}
 	if p != p.Masked() {
-		return nil, invalidSpec("prefix %q is not canonical (want %s)", p.String(), p.Masked())
+		return nil, fieldErr("cidr", -1, p.String(), "not canonical (want %s)", p.Masked())
 	}
 	if p.Addr().Is4In6() {
-		return nil, invalidSpec("prefix %q is IPv4-mapped IPv6: write %s", p.String(), netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96))
+		return nil, fieldErr("cidr", -1, p.String(), "%s", mappedPrefixAdvice(p, anyFamily))
 	}
 	if s.Strategy != Lowest && s.Strategy != Sequential {
-		return nil, invalidSpec("strategy %q is not Lowest or Sequential", s.Strategy.String())
+		return nil, fieldErr("strategy", -1, s.Strategy.String(), "want Lowest or Sequential")
 	}
 	if s.Owners != AnyOwner && s.Owners != MACOwners {
-		return nil, invalidSpec("owners %q is not Any or MAC", s.Owners.String())
+		return nil, fieldErr("owners", -1, s.Owners.String(), "want Any or MAC")
 	}
 	is4 := p.Addr().Is4()
+	fam := familyOf(p)
 	first, last := usableRange(p)
 	if s.AllocateSubnetEnds {
 		first, last = u128.FromAddr(p.Addr()), u128.FromAddr(netipx.PrefixLastIP(p))
@@ -137,28 +146,30 @@ func compile(s Spec) (*layout, error) {
 	if !is4 && !last.Less(mappedLo) && !mappedHi.Less(last) {
 		last = mappedLo.Sub64(1) // ::/80 to ::fffe:0:0/95 end in the mapped block
 	}
-	in := func(what string, a netip.Addr) error {
+	// in returns why a is not an address of the prefix, or "". It builds
+	// text only for an address that is not.
+	in := func(a netip.Addr) string {
 		switch {
 		case !a.IsValid():
-			return invalidSpec("%s %q is not valid", what, a.String())
+			return "not valid"
 		case a.Zone() != "":
-			return invalidSpec("%s %q has a zone", what, a.String())
+			return "has a zone"
 		case a.Is4In6():
-			return invalidSpec("%s %q is an %s", what, a.String(), mappedHint(a))
+			return mappedAdvice(a, fam)
 		case a.Is4() != is4:
-			return invalidSpec("%s %q is not in the family of prefix %s", what, a.String(), p)
+			return "not of the family of prefix " + p.String()
 		case !p.Contains(a):
-			return invalidSpec("%s %q is outside prefix %s", what, a.String(), p)
+			return "outside prefix " + p.String()
 		}
-		return nil
+		return ""
 	}
-	usable := func(what string, a netip.Addr) (u128.U128, error) {
-		if err := in(what, a); err != nil {
-			return u128.U128{}, err
+	usable := func(field string, a netip.Addr) (u128.U128, error) {
+		if why := in(a); why != "" {
+			return u128.U128{}, fieldErr(field, -1, a.String(), "%s", why)
 		}
 		v := u128.FromAddr(a)
 		if v.Less(first) || last.Less(v) {
-			return u128.U128{}, invalidSpec("%s %q is not a usable address of prefix %s", what, a.String(), p)
+			return u128.U128{}, fieldErr(field, -1, a.String(), "not a usable address of prefix %s", p)
 		}
 		return v, nil
 	}
@@ -175,7 +186,7 @@ func compile(s Spec) (*layout, error) {
 		}
 	}
 	if hi.Less(lo) {
-		return nil, invalidSpec("start %q is after end %q", lo.Addr(is4).String(), hi.Addr(is4).String())
+		return nil, fieldErr("start", -1, lo.Addr(is4).String(), "after end %q", hi.Addr(is4).String())
 	}
 	l := &layout{spec: s.clone(), is4: is4, first: lo, max: hi.Sub(lo)}
 
@@ -192,23 +203,20 @@ func compile(s Spec) (*layout, error) {
 		}
 		return span{a.Sub(lo), b.Sub(lo)}, true
 	}
-	for _, r := range s.Exclude {
+	for i, r := range s.Exclude {
 		if !r.IsValid() {
-			return nil, invalidSpec("exclude %q is not a valid range", r.String())
+			return nil, fieldErr("exclude", i, r.String(), "not a valid range")
 		}
-		if err := in("exclude "+r.String()+" from", r.From()); err != nil {
-			return nil, err
-		}
-		if err := in("exclude "+r.String()+" to", r.To()); err != nil {
-			return nil, err
+		if why := excludeEnds(r, in, fam); why != "" {
+			return nil, fieldErr("exclude", i, FormatRange(r), "%s", why)
 		}
 		if sp, ok := clip(u128.FromAddr(r.From()), u128.FromAddr(r.To())); ok {
 			l.exclude = append(l.exclude, sp)
 		}
 	}
-	for _, a := range s.Reserved {
-		if err := in("reserved", a); err != nil {
-			return nil, err
+	for i, a := range s.Reserved {
+		if why := in(a); why != "" {
+			return nil, fieldErr("reserved", i, a.String(), "%s", why)
 		}
 		v := u128.FromAddr(a)
 		if sp, ok := clip(v, v); ok {
@@ -236,6 +244,35 @@ func compile(s Spec) (*layout, error) {
 	l.blocked = mergeSpans(append(blocked, l.unusable...))
 	l.levels = max(1, uint(l.max.BitLen()+5)/6)
 	return l, nil
+}
+
+// excludeEnds returns why the ends of the valid range r are not those of
+// an Exclude range of a pool of family fam, whose rule for one address is
+// in, or "". An end may be IPv4-mapped in just one case: r is a prefix
+// that holds the whole mapped block and starts below it (::/80 ends at
+// ::ffff:ffff:ffff), which ParseRange reads and FormatRange writes, and
+// whose mapped part the pool skips anyway. Any other range that ends in
+// the block is refused, with the range to write instead.
+func excludeEnds(r netipx.IPRange, in func(netip.Addr) string, fam family) string {
+	from, to := r.From(), r.To()
+	if why := in(from); why != "" {
+		if from.Is4In6() && fam == family6 && mappedHi.Less(u128.FromAddr(to)) {
+			return "from " + from.String() + ": " + why + "; start the range at ::1:0:0:0"
+		}
+		return "from " + from.String() + ": " + why
+	}
+	if to.Is4In6() && fam == family6 {
+		if _, isPrefix := r.Prefix(); isPrefix {
+			return ""
+		}
+	}
+	if why := in(to); why != "" {
+		if to.Is4In6() && fam == family6 && u128.FromAddr(from).Less(mappedLo) {
+			return "to " + to.String() + ": " + why + "; end the range at ::fffe:ffff:ffff"
+		}
+		return "to " + to.String() + ": " + why
+	}
+	return ""
 }
 
 // mergeSpans sorts spans and merges overlapping or adjacent ones.
@@ -320,19 +357,27 @@ func (l *layout) check(a netip.Addr) (u128.U128, error) {
 	o, ok := l.offset(a)
 	switch {
 	case !ok && a.Is4In6():
-		return o, fmt.Errorf("%s: %w", mappedHint(a), ErrOutOfRange)
+		return o, fmt.Errorf("%s: %w", mappedAdvice(a, l.family()), ErrOutOfRange)
 	case !ok && (!a.IsValid() || a.Zone() != "" || a.Is4() != l.is4):
 		return o, fmt.Errorf("not an address of %s: %w", l.spec.Prefix, ErrOutOfRange)
 	case !ok:
 		return o, fmt.Errorf("outside %s: %w", l.rangeString(), ErrOutOfRange)
 	case l.inUnusable(o):
-		return o, fmt.Errorf("%s: %w", mappedHint(a), ErrOutOfRange)
+		return o, fmt.Errorf("%s: %w", mappedAdvice(a, family6), ErrOutOfRange)
 	case l.inReserved(o):
 		return o, ErrReserved
 	case l.inExclude(o):
 		return o, ErrExcluded
 	}
 	return o, nil
+}
+
+// family returns the family of l's pool.
+func (l *layout) family() family {
+	if l.is4 {
+		return family4
+	}
+	return family6
 }
 
 func (l *layout) addr(o u128.U128) netip.Addr { return l.first.Add(o).Addr(l.is4) }

@@ -2,9 +2,11 @@ package ipam
 
 import (
 	"errors"
-	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
+
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 )
 
 // SpecText is a Spec in the strings a custom resource's spec holds, the one
@@ -32,59 +34,67 @@ type SpecText struct {
 }
 
 // Parse returns the Spec t describes, or an error wrapping ErrInvalidSpec
-// that names each bad field, with its index in a list, and quotes its value:
+// that names each bad field, with its index in a list, and quotes its value
+// as written:
 //
 //	ipam: spec exclude[2] "10.20.0.77/24": prefix has host bits set (want 10.20.0.0/24): invalid address: invalid spec
 //
 // Every field is checked; the error joins one *FieldError per bad field
 // (each wraps ErrInvalidSpec, and ErrInvalidAddr too when an address did
-// not parse), so an adapter can name the field as its users wrote it. Addresses follow
-// the text rule (see ParseAddr). A Reserved address outside CIDR, of
-// either family, is left out: it could never be handed out, so there is
-// nothing to reserve (a router or DHCP server on another subnet reached
-// through a relay, or a dual-stack router's address of the other family).
-// Reserved may name an address twice (a server that is also the router).
-// When every field parses, the Spec is checked as New checks it
-// (Spec.Validate).
+// not parse), so an adapter can name the field as its users wrote it.
+// Addresses follow the text rule (see ParseAddr); Exclude takes the forms
+// of ParseRange, exactly. A Reserved address outside CIDR, of either
+// family, is left out: it could never be handed out, so there is nothing
+// to reserve (a router or DHCP server on another subnet reached through a
+// relay, or a dual-stack router's address of the other family). Reserved
+// may name an address twice (a server that is also the router). When
+// every field parses, the Spec is checked as New checks it
+// (Spec.Validate), and what that finds is a *FieldError too, naming the
+// field and quoting its text as t holds it: an exclude outside CIDR, a
+// start after the end, an end that is not a usable address.
 func (t SpecText) Parse() (Spec, error) {
 	s := Spec{AllocateSubnetEnds: t.AllocateSubnetEnds}
 	var errs []error
-	bad := func(field, value string, err error) {
+	bad := func(field string, i int, value string, err error) {
+		if i >= 0 {
+			field += "[" + strconv.Itoa(i) + "]"
+		}
 		errs = append(errs, &FieldError{Field: field, Value: value, Err: err})
 	}
-	addr := func(field, value string) netip.Addr {
-		if value == "" {
-			return netip.Addr{}
-		}
-		a, err := parseAddr(value)
-		if err != nil {
-			bad(field, value, err)
-		}
-		return a
-	}
 
-	switch r, err := parseRange(t.CIDR); {
+	switch r, err := parseRange(t.CIDR, anyFamily); {
 	case t.CIDR == "":
-		bad("cidr", t.CIDR, errRequired)
+		bad("cidr", -1, t.CIDR, errRequired)
 	case !strings.Contains(t.CIDR, "/"):
-		bad("cidr", t.CIDR, errors.New("not a prefix (want address/length)"))
+		bad("cidr", -1, t.CIDR, errors.New("not a prefix (want address/length)"))
 	case err != nil:
-		bad("cidr", t.CIDR, err)
+		bad("cidr", -1, t.CIDR, err)
 	default:
 		s.Prefix, _ = r.Prefix()
 	}
-	s.Start = addr("start", t.Start)
-	s.End = addr("end", t.End)
-	for i, e := range t.Exclude {
-		r, err := parseRange(e)
+	fam := familyOf(s.Prefix)
+	addr := func(field string, i int, value string) netip.Addr {
+		if value == "" {
+			return netip.Addr{}
+		}
+		a, err := parseAddr(value, fam)
 		if err != nil {
-			bad(fmt.Sprintf("exclude[%d]", i), e, err)
+			bad(field, i, value, err)
+		}
+		return a
+	}
+	s.Start = addr("start", -1, t.Start)
+	s.End = addr("end", -1, t.End)
+	for i, e := range t.Exclude {
+		r, err := parseRange(e, fam)
+		if err != nil {
+			bad("exclude", i, e, err)
 			continue
 		}
 		s.Exclude = append(s.Exclude, r)
 	}
 	for i, v := range t.Reserved {
-		a := addr(fmt.Sprintf("reserved[%d]", i), v)
+		a := addr("reserved", i, v)
 		if !a.IsValid() {
 			continue
 		}
@@ -95,18 +105,50 @@ func (t SpecText) Parse() (Spec, error) {
 	}
 	var err error
 	if s.Strategy, err = ParseStrategy(t.Strategy); err != nil {
-		bad("strategy", t.Strategy, errors.New(`want "Lowest" or "Sequential"`))
+		bad("strategy", -1, t.Strategy, errors.New(`want "Lowest" or "Sequential"`))
 	}
 	if s.Owners, err = ParseOwnerKind(t.Owners); err != nil {
-		bad("owners", t.Owners, errors.New(`want "Any" or "MAC"`))
+		bad("owners", -1, t.Owners, errors.New(`want "Any" or "MAC"`))
 	}
 	if len(errs) > 0 {
 		return Spec{}, errors.Join(errs...)
 	}
 	if err := s.Validate(); err != nil {
-		return Spec{}, err
+		// Every field parsed, so s.Exclude is index-aligned with
+		// t.Exclude: name the field as t names it, with its text. (A
+		// Reserved address that parsed and is inside the prefix, and a
+		// Strategy and Owners that parsed, are valid.)
+		fe, ok := err.(*FieldError)
+		if !ok {
+			return Spec{}, err
+		}
+		field, i := fe.Field, -1
+		if name, idx, ok := strings.Cut(strings.TrimSuffix(field, "]"), "["); ok {
+			field, i = name, atoi(idx)
+		}
+		var value string
+		switch field {
+		case "cidr":
+			value = t.CIDR
+		case "start":
+			value = t.Start
+		case "end":
+			value = t.End
+		case "exclude":
+			value = t.Exclude[i]
+		default:
+			return Spec{}, err
+		}
+		bad(field, i, value, fe.Err)
+		return Spec{}, errs[0]
 	}
 	return s, nil
+}
+
+// atoi returns the index i wrote as a decimal, which it is.
+func atoi(s string) int {
+	i, _ := strconv.Atoi(s)
+	return i
 }
 
 // Text returns s as a SpecText, which Parse turns back into s for a valid
@@ -141,24 +183,28 @@ func (s Spec) Text() SpecText {
 	return t
 }
 
-// FieldError is one bad field of a SpecText, as SpecText.Parse reports it.
+// FieldError is one bad field of a SpecText or an AddressList, as their
+// Parse reports it, or of a Spec, as Spec.Validate reports it (named as
+// SpecText names the field the value is written to).
 type FieldError struct {
-	Field string // SpecText's JSON name, with the index in a list: "cidr", "exclude[2]", "reserved[0]"
-	Value string // the value as given
+	Field string // the JSON name, with the index in a list: "cidr", "exclude[2]", "reserved[0]", "addresses[3]"
+	Value string // the value as given (the caller's string, not a copy); for a Spec, as its String method writes it
 	Err   error  // why; wraps ErrInvalidAddr when an address did not parse
 }
 
 // Error returns "ipam: spec <field> <quoted value>: <why>: invalid spec".
+// The value is quoted by the package's rule for errors (at most a few
+// hundred bytes, whatever its length), so the text of a FieldError is
+// bounded whatever the input.
 func (e *FieldError) Error() string {
-	return fmt.Sprintf("ipam: spec %s %q: %v: %v", e.Field, e.Value, e.Err, ErrInvalidSpec)
+	return "ipam: spec " + e.Field + " " + errtext.Quote(e.Value) + ": " + e.Err.Error() + ": " + ErrInvalidSpec.Error()
 }
 
 // Unwrap returns e.Err and ErrInvalidSpec, for errors.Is.
 func (e *FieldError) Unwrap() []error { return []error{e.Err, ErrInvalidSpec} }
 
-// FieldErrors returns the *FieldErrors in err (a SpecText.Parse error), in
-// field order; none for an error that Spec.Validate found once every field
-// parsed.
+// FieldErrors returns the *FieldErrors in err (an error of SpecText.Parse,
+// AddressList.Parse or Spec.Validate), in field order.
 func FieldErrors(err error) []*FieldError {
 	var out []*FieldError
 	var walk func(error)

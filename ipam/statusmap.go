@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 
 	"github.com/vmnetkit/vmnetkit/internal/u128"
 )
@@ -84,7 +85,7 @@ func ParseAllocated(spec Spec, m map[string]string) (Snapshot, []Problem) {
 	if err != nil {
 		problems := make([]Problem, 0, len(m))
 		for key, owner := range m {
-			addr, keyErr := parseStatusKey(key)
+			addr, keyErr := parseStatusKey(key, familyOf(spec.Prefix))
 			if keyErr != nil {
 				keyErr = fmt.Errorf("%w (and %w)", err, keyErr)
 			} else {
@@ -127,7 +128,7 @@ func RestoreAllocated(spec Spec, m map[string]string) (*Pool, []Problem, error) 
 func collectStatusMap(l *layout, m map[string]string) *collector {
 	c := newCollector(l, len(m))
 	for key, owner := range m {
-		addr, err := parseStatusKey(key)
+		addr, err := parseStatusKey(key, l.family())
 		switch {
 		case err != nil:
 		case owner == MarkerExcluded:
@@ -152,19 +153,25 @@ func collectStatusMap(l *layout, m map[string]string) *collector {
 // canonical form (netip.Addr.String) without a zone. The error wraps
 // ErrInvalidAddr; the address is returned when it parsed. It allocates
 // only to build an error.
-func parseStatusKey(key string) (netip.Addr, error) {
+func parseStatusKey(key string, f family) (netip.Addr, error) {
 	if v, ok := parseDottedQuad(key); ok {
 		return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), nil
 	}
-	addr, err := netip.ParseAddr(key)
+	host, _, zoned := strings.Cut(key, "%")
+	if len(host) > maxAddrText {
+		return netip.Addr{}, errTooLong("an IP address", key)
+	}
+	addr, err := netip.ParseAddr(host)
 	var buf [64]byte
 	switch {
 	case err != nil:
-		return addr, fmt.Errorf("%w: %w", err, ErrInvalidAddr)
-	case addr.Zone() != "":
+		return netip.Addr{}, fmt.Errorf("%s: %w", parseReason(err, host), ErrInvalidAddr)
+	case zoned:
+		// The address, without its zone: the key is refused as a whole,
+		// and a zone, which may be any length, is not kept.
 		return addr, fmt.Errorf("has a zone: %w", ErrInvalidAddr)
 	case addr.Is4In6():
-		return addr, fmt.Errorf("%s: %w", mappedHint(addr), ErrInvalidAddr)
+		return addr, fmt.Errorf("%s: %w", mappedAdvice(addr, f), ErrInvalidAddr)
 	case !addr.Is4() && string(addr.AppendTo(buf[:0])) != key: // an IPv4 address that parses is canonical
 		return addr, fmt.Errorf("not canonical (want %q): %w", addr.String(), ErrInvalidAddr)
 	}

@@ -3,6 +3,8 @@ package ipam
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 )
 
 // Strategy chooses the address Allocate hands out. Both strategies are
@@ -40,7 +42,7 @@ func ParseStrategy(s string) (Strategy, error) {
 	case "Sequential":
 		return Sequential, nil
 	}
-	return 0, fmt.Errorf("ipam: ParseStrategy(%q): want %q or %q", s, "Lowest", "Sequential")
+	return 0, fmt.Errorf("ipam: ParseStrategy(%s): want %q or %q", errtext.Quote(s), "Lowest", "Sequential")
 }
 
 // MarshalText implements encoding.TextMarshaler: "Lowest" or "Sequential",

@@ -195,8 +195,8 @@ func TestLones(t *testing.T) {
 		}
 		check(p, want)
 		fresh, _ := New(p.Spec())
-		if p.t.root.present != fresh.t.root.present || len(p.t.root.owners) != 0 {
-			t.Fatalf("%s: emptied pool's root holds %x, %d lones; want %x, none", prefix, p.t.root.present, len(p.t.root.owners), fresh.t.root.present)
+		if p.t.root.present != fresh.t.root.present || p.t.root.lones() != fresh.t.root.lones() {
+			t.Fatalf("%s: emptied pool's root holds %x, %d lones; want %x, %d (blocked)", prefix, p.t.root.present, p.t.root.lones(), fresh.t.root.present, fresh.t.root.lones())
 		}
 	}
 

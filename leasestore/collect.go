@@ -3,6 +3,7 @@ package leasestore
 import (
 	"fmt"
 
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 	"github.com/vmnetkit/vmnetkit/internal/u128"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
@@ -60,7 +61,7 @@ func collect(allocs []ipam.Allocation, check ipam.Checker, base u128.U128, t *ta
 // leaveOut reports an allocation that cannot be served, and why.
 func (t *tableBuilder) leaveOut(a *ipam.Allocation, err error) {
 	t.problems = append(t.problems, Problem{Addr: a.Addr, Owner: a.Owner,
-		Err: fmt.Errorf("leasestore: lease %s for %q: %w", a.Addr, a.Owner, err)})
+		Err: fmt.Errorf("leasestore: lease %s for %s: %w", a.Addr, errtext.Quote(a.Owner), err)})
 }
 
 // skip notes an allocation left out: from then on the keys' sources are

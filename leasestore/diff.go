@@ -85,11 +85,16 @@ func Diff(old, new *Store) Plan {
 //
 // The result shares one prefix and one Options: those of p's first Update
 // or, if it has none, its first Add (a nil Options reads as the zero
-// Options), or else old's. For a plan not made by Diff, a lease whose
-// address is not in that prefix is left out, and leases that would share
-// a MAC or an address are resolved as Build does: in (address, MAC)
-// order, a MAC keeps its lowest address and an address goes to the first
-// MAC that does not keep a lower one.
+// Options), or else old's. The prefix is masked (10.0.0.5/24 is served as
+// 10.0.0.0/24, the subnet it names): Apply returns no error, and a Lease's
+// Prefix says only which subnet its address is in, so the canonical form
+// serves the same leases with the same subnet mask, as Build's would. For
+// a plan not made by Diff, a lease whose address is not in that prefix is
+// left out, and leases that would share a MAC or an address are resolved
+// as Build does: in (address, MAC) order, a MAC keeps its lowest address
+// and an address goes to the first MAC that does not keep a lower one.
+// Whatever the plan, the result holds each MAC and each address once, and
+// Lookup and LookupAddr find each of its leases.
 func (p Plan) Apply(old *Store) *Store {
 	s := &Store{opts: &Options{}}
 	if old != nil {
@@ -104,6 +109,9 @@ func (p Plan) Apply(old *Store) *Store {
 	if s.opts == nil {
 		s.opts = &Options{}
 	}
+	// The packing counts offsets from the prefix's first address: from an
+	// unmasked one, an address below it would wrap around.
+	s.prefix = s.prefix.Masked()
 	s.is4 = s.prefix.Addr().Is4()
 
 	gone := make([]MAC, 0, len(p.Remove)+2*len(p.Update))

@@ -18,6 +18,10 @@
 //   - an invalid pool-wide option is dropped from the Store's copy of the
 //     options and reported; the leases are still served.
 //
+// An error or Problem quotes the values it names (an owner, a MAC's text,
+// a domain name) as ipam's errors do, cut after 96 bytes with the length
+// noted, so a huge input gives an error of a few hundred bytes.
+//
 // A Store is immutable: agents publish each new table through an
 // atomic.Pointer, so no reader ever sees a half-applied change. A nil
 // *Store is an empty table. Diff compares two tables by MAC: a MAC that

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 	"github.com/vmnetkit/vmnetkit/internal/hwaddr"
 )
 
@@ -38,7 +39,7 @@ var ErrNotMAC = errors.New("not a 6-byte MAC address")
 func ParseMAC(s string) (MAC, error) {
 	m, err := parseMAC(s)
 	if err != nil {
-		return MAC{}, fmt.Errorf("leasestore: ParseMAC(%q): %v: %w", s, err, ErrNotMAC)
+		return MAC{}, fmt.Errorf("leasestore: ParseMAC(%s): %v: %w", errtext.Quote(s), err, ErrNotMAC)
 	}
 	return m, nil
 }
@@ -71,7 +72,12 @@ func MustParseMAC(s string) MAC {
 // ErrNotMAC. It does not keep a reference to hw.
 func MACFrom(hw net.HardwareAddr) (MAC, error) {
 	if len(hw) != 6 {
-		return MAC{}, fmt.Errorf("leasestore: MACFrom(%q): %s: %w", hw.String(), hwaddr.LengthName(len(hw)), ErrNotMAC)
+		// Its first 32 bytes at most: the reason names its length.
+		text := hw[:min(len(hw), 32)].String()
+		if len(hw) > 32 {
+			text += "…"
+		}
+		return MAC{}, fmt.Errorf("leasestore: MACFrom(%s): %s: %w", errtext.Quote(text), hwaddr.LengthName(len(hw)), ErrNotMAC)
 	}
 	var m MAC
 	copy(m.b[:], hw)

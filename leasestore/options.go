@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"slices"
 	"time"
+
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 )
 
 // ErrInvalidOptions is wrapped by every error of Options.Validate and by
@@ -88,11 +90,11 @@ func (o *Options) sanitize(is4 bool) (Options, []error) {
 	addrOK := func(what string, a netip.Addr) bool {
 		switch {
 		case !a.IsValid():
-			bad("%s %q is not a valid address", what, a.String())
+			bad("%s %s is not a valid address", what, errtext.Quote(a.String()))
 		case a.Zone() != "":
-			bad("%s %q has a zone", what, a.String())
+			bad("%s %s has a zone", what, errtext.Quote(a.String()))
 		case a.Is4() != is4:
-			bad("%s %q is not an %s address", what, a.String(), family)
+			bad("%s %s is not an %s address", what, errtext.Quote(a.String()), family)
 		default:
 			return true
 		}
@@ -116,14 +118,14 @@ func (o *Options) sanitize(is4 bool) (Options, []error) {
 	}
 	if o.DomainName != "" {
 		if err := checkDomain(o.DomainName); err != nil {
-			bad("domain name %q: %v", o.DomainName, err)
+			bad("domain name %s: %v", errtext.Quote(o.DomainName), err)
 		} else {
 			out.DomainName = o.DomainName
 		}
 	}
 	for _, d := range o.DomainSearch {
 		if err := checkDomain(d); err != nil {
-			bad("search domain %q: %v", d, err)
+			bad("search domain %s: %v", errtext.Quote(d), err)
 		} else {
 			out.DomainSearch = append(out.DomainSearch, d)
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 )
 
 // tableBuilder turns servable allocations into a Store's two sorted tables,
@@ -28,7 +30,7 @@ func (t *tableBuilder) report(e *entry, src int32, format string, args ...any) {
 	t.problems = append(t.problems, Problem{
 		Addr:  addr,
 		Owner: owner,
-		Err:   fmt.Errorf("leasestore: lease %s for %q: "+format, append([]any{addr, owner}, args...)...),
+		Err:   fmt.Errorf("leasestore: lease %s for %s: "+format, append([]any{addr, errtext.Quote(owner)}, args...)...),
 	})
 }
 
@@ -159,7 +161,7 @@ func (t *tableBuilder) resolve(byAddr []entry, srcs []int32, byMAC []entry) (kep
 			key := e.mac.uint64()
 			switch {
 			case winner >= 0 && e.mac == byAddr[winner].mac:
-				t.report(e, src(k), "listed again for the same MAC (as %q): %w", t.owner0(src(winner)), ErrDuplicateAddr)
+				t.report(e, src(k), "listed again for the same MAC (as %s): %w", errtext.Quote(t.owner0(src(winner))), ErrDuplicateAddr)
 			case winner >= 0:
 				t.report(e, src(k), "held by %s: %w", byAddr[winner].mac, ErrDuplicateAddr)
 			default:

@@ -32,3 +32,15 @@ func Mallocs(runs int, f func()) uint64 {
 	runtime.ReadMemStats(&after)
 	return after.Mallocs - before.Mallocs
 }
+
+// Bytes returns the bytes of heap that one call of f allocates, on one P
+// so that no other goroutine's allocation mixes in (the runtime's own
+// background work may add a few hundred bytes).
+func Bytes(f func()) uint64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}

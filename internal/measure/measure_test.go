@@ -44,3 +44,21 @@ func TestMallocs(t *testing.T) {
 		})
 	}
 }
+
+func TestBytes(t *testing.T) {
+	tests := []struct {
+		name     string
+		f        func()
+		min, max uint64
+	}{
+		{"none", func() {}, 0, 1 << 10},
+		{"1 MiB", func() { sink = make([]byte, 1<<20) }, 1 << 20, 1<<20 + 1<<10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Bytes(tt.f); got < tt.min || got > tt.max {
+				t.Errorf("Bytes = %d, want %d to %d", got, tt.min, tt.max)
+			}
+		})
+	}
+}
