@@ -3,7 +3,8 @@ package ipam
 import (
 	"errors"
 	"fmt"
-	"strconv"
+
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 )
 
 // Canonical returns owner as a pool of kind k stores it (for MACOwners, the
@@ -15,11 +16,7 @@ import (
 func (k OwnerKind) Canonical(owner string) (string, error) {
 	c, err := k.canonical(owner)
 	if err != nil {
-		q := owner
-		if len(q) > 64 {
-			q = q[:64] + "..." + " (" + strconv.Itoa(len(owner)) + " bytes)"
-		}
-		return "", fmt.Errorf("ipam: owner %q: %w", q, err)
+		return "", fmt.Errorf("ipam: owner %s: %w", errtext.Quote(owner), err)
 	}
 	return c, nil
 }

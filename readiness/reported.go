@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 )
 
 // ErrInvalidReported: [ParseReported] got text that is not an address in
@@ -24,7 +26,8 @@ var ErrInvalidReported = errors.New("invalid reported address")
 // Spaces around the text are ignored. The address is not judged: an
 // unusable one (link-local, loopback, ...) is returned, for Evaluate to
 // list as ignored with why. Errors wrap [ErrInvalidReported] and quote the
-// text, cut to 64 bytes. It allocates only for an error or a zone.
+// text, cut as the core cuts every quoted value (a few hundred bytes at
+// most). It allocates only for an error or a zone.
 func ParseReported(s string) (netip.Addr, error) {
 	text := strings.TrimSpace(s)
 	addr, bits, hasBits := strings.Cut(text, "/")
@@ -42,9 +45,5 @@ func ParseReported(s string) (netip.Addr, error) {
 }
 
 func reportedError(s, why string) error {
-	const max = 64
-	if len(s) > max {
-		return fmt.Errorf("readiness: parse reported address %q... (%d bytes): %w: %s", s[:max], len(s), ErrInvalidReported, why)
-	}
-	return fmt.Errorf("readiness: parse reported address %q: %w: %s", s, ErrInvalidReported, why)
+	return fmt.Errorf("readiness: parse reported address %s: %w: %s", errtext.Quote(s), ErrInvalidReported, why)
 }
