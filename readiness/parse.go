@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 	"github.com/vmnetkit/vmnetkit/internal/hwaddr"
 )
 
@@ -58,12 +59,12 @@ func ParseDevice(typ, mac string, static []string) (Device, error) {
 	case TypeIPv4v6DHCP:
 		d.DHCP4, d.DHCP6 = true, true
 	default:
-		return Device{}, fmt.Errorf("readiness: parse device type %q: %w (want one of %s)", typ, ErrUnknownType, strings.Join(allTypes[:], ", "))
+		return Device{}, fmt.Errorf("readiness: parse device type %s: %w (want one of %s)", errtext.Quote(typ), ErrUnknownType, strings.Join(allTypes[:], ", "))
 	}
 	if mac != "" {
 		m, ok := hwaddr.Canonical(mac)
 		if !ok {
-			return Device{}, fmt.Errorf("readiness: parse device MAC %q: %w", mac, ErrInvalidMAC)
+			return Device{}, fmt.Errorf("readiness: parse device MAC %s: %w", errtext.Quote(mac), ErrInvalidMAC)
 		}
 		d.MAC = m
 	}
@@ -79,13 +80,13 @@ func ParseDevice(typ, mac string, static []string) (Device, error) {
 		is4 := a.Is4()
 		switch {
 		case is4 && d.DHCP4, !is4 && d.DHCP6:
-			return Device{}, fmt.Errorf("readiness: parse device %s static address %q: %w", typ, s, ErrStaticWithDHCP)
+			return Device{}, fmt.Errorf("readiness: parse device %s static address %s: %w", typ, errtext.Quote(s), ErrStaticWithDHCP)
 		case is4 && !allow4, !is4 && !allow6:
-			return Device{}, fmt.Errorf("readiness: parse device %s static address %q: %w", typ, s, ErrStaticNotAllowed)
+			return Device{}, fmt.Errorf("readiness: parse device %s static address %s: %w", typ, errtext.Quote(s), ErrStaticNotAllowed)
 		}
 		for _, b := range d.Static {
 			if a == b {
-				return Device{}, fmt.Errorf("readiness: parse device %s static address %q: %w", typ, s, ErrDuplicateStatic)
+				return Device{}, fmt.Errorf("readiness: parse device %s static address %s: %w", typ, errtext.Quote(s), ErrDuplicateStatic)
 			}
 		}
 		has4, has6 = has4 || is4, has6 || !is4
@@ -112,23 +113,30 @@ var allTypes = [...]string{TypeNone, TypeIPv4, TypeIPv6, TypeIPv4v6, TypeIPv4DHC
 // such as "broadcast".
 func ParseStaticAddr(s string) (netip.Addr, error) {
 	var a netip.Addr
+	if len(s) > maxAddrText { // netip's own errors would quote all of it
+		return netip.Addr{}, fmt.Errorf("readiness: parse static address %s: %w: too long", errtext.Quote(s), ErrInvalidStatic)
+	}
 	if strings.Contains(s, "/") {
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
-			return netip.Addr{}, fmt.Errorf("readiness: parse static address %q: %w: %v", s, ErrInvalidStatic, err)
+			return netip.Addr{}, fmt.Errorf("readiness: parse static address %s: %w: %v", errtext.Quote(s), ErrInvalidStatic, err)
 		}
 		a = p.Addr()
 	} else {
 		var err error
 		if a, err = netip.ParseAddr(s); err != nil {
-			return netip.Addr{}, fmt.Errorf("readiness: parse static address %q: %w: %v", s, ErrInvalidStatic, err)
+			return netip.Addr{}, fmt.Errorf("readiness: parse static address %s: %w: %v", errtext.Quote(s), ErrInvalidStatic, err)
 		}
 	}
 	if why := staticDefect(a); why != "" {
-		return netip.Addr{}, fmt.Errorf("readiness: parse static address %q: %w: %s", s, ErrInvalidStatic, why)
+		return netip.Addr{}, fmt.Errorf("readiness: parse static address %s: %w: %s", errtext.Quote(s), ErrInvalidStatic, why)
 	}
 	return a, nil
 }
+
+// maxAddrText is longer than any address with a prefix length and zone a
+// VM's static address can have; longer text is refused before it is parsed.
+const maxAddrText = 64
 
 // staticDefect says why a cannot be a static address, or "" if it can.
 func staticDefect(a netip.Addr) string {

@@ -82,3 +82,29 @@ func FuzzParseReported(f *testing.F) {
 		}
 	})
 }
+
+// TestParseErrorsAreBounded protects callers that log a spec's errors: the
+// error of a device spec of any size stays within a few KB.
+func TestParseErrorsAreBounded(t *testing.T) {
+	huge := strings.Repeat("\x00", 1<<20)
+	for name, err := range map[string]error{
+		"type":          errOf(ParseDevice(huge, "", nil)),
+		"MAC":           errOf(ParseDevice(TypeIPv4DHCP, huge, nil)),
+		"static":        errOf(ParseDevice(TypeIPv4, "", []string{huge})),
+		"static prefix": errOf(ParseStaticAddr(huge + "/24")),
+		"validate MAC":  errorsOf(Evaluate(Input{Devices: []Device{{MAC: huge, DHCP4: true}}}, Strict).Problems),
+	} {
+		if err == nil || len(err.Error()) > 2048 {
+			t.Errorf("%s: error of a 1 MiB value is %d bytes", name, len(err.Error()))
+		}
+	}
+}
+
+func errOf[T any](_ T, err error) error { return err }
+
+func errorsOf(ps []Problem) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps[0]
+}

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"slices"
 
+	"github.com/vmnetkit/vmnetkit/internal/errtext"
 	"github.com/vmnetkit/vmnetkit/internal/hwaddr"
 )
 
@@ -26,7 +27,7 @@ func validate(devs []Device) ([]string, []Problem) {
 			m, ok := hwaddr.Canonical(d.MAC)
 			switch first, dup := macOwner[m]; {
 			case !ok:
-				problems = append(problems, Problem{i, fmt.Errorf("MAC %q: %w", d.MAC, ErrInvalidMAC)})
+				problems = append(problems, Problem{i, fmt.Errorf("MAC %s: %w", errtext.Quote(d.MAC), ErrInvalidMAC)})
 				m = d.MAC
 			case dup:
 				problems = append(problems, Problem{i, fmt.Errorf("MAC %s: %w (nic %d has it too)", m, ErrDuplicateMAC, first)})
