@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/kube"
 )
 
 // poolReconciler feeds each IPPool to its cacheready.Machine and carries out the
@@ -87,8 +87,10 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.I
 		Generation:  obj.Generation,
 		Paused:      obj.Spec.Paused,
 		Deleting:    !obj.DeletionTimestamp.IsZero(),
-		Stored:      storedCacheReady(obj.Status.Conditions),
 		StoredEpoch: obj.Status.CacheEpoch,
+	}
+	if c, ok := kube.FindMeta(obj.Status.Conditions, cacheready.Type); ok {
+		observed.Stored = &c
 	}
 	if err := r.apply(ctx, e, obj, observed); err != nil {
 		return err
@@ -127,7 +129,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 		ev = nil
 		if d.Publish != nil {
 			upd := obj.DeepCopy()
-			upd.Status.Conditions, _ = kubebridge.SetMeta(upd.Status.Conditions, *d.Publish, r.now())
+			upd.Status.Conditions, _ = kube.SetMeta(upd.Status.Conditions, *d.Publish, r.now())
 			upd.Status.CacheEpoch = d.Epoch
 			if built != nil {
 				writeStats(&upd.Status, built)
