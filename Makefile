@@ -9,17 +9,18 @@ test:
 	./hack/test.sh
 
 # unit runs the tests that need no kube-apiserver/etcd, no network namespace
-# and no root: the root module, and the examples packages whose tests are pure
-# (the shared command flags, the operator's API types, kubebridge, the
-# quickstart, the DHCP agent command's flag checks and run on loopback, the capiipam
-# command's flag checks). Not
-# part of it: examples/operator and examples/operator/controller,
-# examples/capiipam/controller, examples/provider and examples/internal/kubetest
-# (they start kube-apiserver and etcd), examples/dhcpagent/agent (network
-# namespaces, as root). Fuzz seeds run, fuzzing does not; no -race.
-UNIT_EXAMPLES = ./internal/command ./kubebridge ./operator/api/... ./quickstart ./dhcpagent ./capiipam
+# and no root: the root module, the kube module, and the examples packages
+# whose tests are pure (the shared command flags, the operator's API types,
+# the quickstart, the DHCP agent command's flag checks and run on loopback,
+# the capiipam command's flag checks). Not part of it: examples/operator and
+# examples/operator/controller, examples/capiipam/controller,
+# examples/provider and examples/internal/kubetest (they start kube-apiserver
+# and etcd), examples/dhcpagent/agent (network namespaces, as root). Fuzz
+# seeds run, fuzzing does not; no -race.
+UNIT_EXAMPLES = ./internal/command ./operator/api/... ./quickstart ./dhcpagent ./capiipam
 unit:
 	GOWORK=off go test -count=1 ./...
+	cd kube && GOWORK=off go test -count=1 ./...
 	cd examples && GOWORK=off go test -count=1 $(UNIT_EXAMPLES)
 
 # generate rewrites every generated file (deep copies, CRDs, the operator's

@@ -9,6 +9,7 @@ require (
 	github.com/insomniacslk/dhcp v0.0.0-20260901064844-234b97448fae
 	github.com/prometheus/client_golang v1.22.0
 	github.com/vmnetkit/vmnetkit v0.0.0
+	github.com/vmnetkit/vmnetkit/kube v0.0.0
 	go4.org/netipx v0.0.0-20260823151212-3075585bcbeb
 	golang.org/x/sys v0.45.0
 	k8s.io/api v0.34.4
@@ -102,3 +103,5 @@ require (
 )
 
 replace github.com/vmnetkit/vmnetkit => ../
+
+replace github.com/vmnetkit/vmnetkit/kube => ../kube

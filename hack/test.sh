@@ -28,6 +28,8 @@ hack/generate.sh -check
 
 step "go vet (root module)"
 GOWORK=off go vet ./...
+step "go vet (kube module)"
+(cd kube && GOWORK=off go vet ./...)
 step "go vet (examples module)"
 (cd examples && GOWORK=off go vet ./...)
 
@@ -47,6 +49,22 @@ fuzz() {
 }
 step "short fuzz runs, root module (${fuzztime} each)"
 fuzz .
+
+step "go test -race (kube module, fuzz seeds included)"
+(cd kube && GOWORK=off go test -race -count=1 ./...)
+step "short fuzz runs, kube module (${fuzztime} each)"
+fuzz kube
+
+# The kube module's promise: a controller on go 1.23 with the oldest
+# controller-runtime it supports requires it (and the core) as a release
+# would be required, and none of its requirements move.
+step "importer check (hack/importer-check.sh)"
+hack/importer-check.sh
+
+# Read-only commands leave a fresh clone as it was (go.work.sum is not
+# tracked; every go.sum is complete).
+step "a fresh clone stays clean (hack/clean-clone-check.sh)"
+hack/clean-clone-check.sh
 
 step "kube-apiserver and etcd for envtest (built from the Go module proxy, cached)"
 KUBEBUILDER_ASSETS=$(hack/envtest-assets.sh)

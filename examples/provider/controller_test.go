@@ -13,8 +13,8 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/conditions"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/kube"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
 
@@ -43,7 +43,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // manager: the Node watch completes a pending DHCP NIC without any poll,
 // and an event that changes nothing makes no status write.
 func TestControllerNodeAppearsLater(t *testing.T) {
-	cfg, c, ns := kube(t)
+	cfg, c, ns := kubeEnv(t)
 	w := world{t: t, c: c, ns: ns}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,
@@ -66,7 +66,7 @@ func TestControllerNodeAppearsLater(t *testing.T) {
 	w.createMachine(name, []infrav1.NetworkDevice{device("IPV4_DHCP", mac0)})
 	w.reportNICs(name, []infrav1.NICStatus{nic(mac0)})
 	provisioned := func() (conditions.Condition, bool) {
-		return conditions.Find(kubebridge.FromMeta(w.getMachine(name).Status.Conditions), ConditionVMProvisioned)
+		return kube.FindMeta(w.getMachine(name).Status.Conditions, ConditionVMProvisioned)
 	}
 	eventually(t, "VMProvisioned False", func() bool {
 		cond, ok := provisioned()

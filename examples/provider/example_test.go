@@ -7,10 +7,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/vmnetkit/vmnetkit/conditions"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/examples/provider"
 	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/kube"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
 
@@ -33,7 +32,7 @@ func Example() {
 	show := func(node *corev1.Node) {
 		v := provider.Observe(m, provider.ReportedNICs(m.Status.Network), provider.NodeAddrs(node), nil, readiness.Strict)
 		status, changed := provider.ApplyVerdict(m.Status, provider.Hostname(m), m.Generation, v, now)
-		c, _ := conditions.Find(kubebridge.FromMeta(status.Conditions), provider.ConditionVMProvisioned)
+		c, _ := kube.FindMeta(status.Conditions, provider.ConditionVMProvisioned)
 		fmt.Printf("changed=%v %s=%s %s %q\n", changed, c.Type, c.Status, c.Reason, c.Message)
 		fmt.Println(" ", status.Addresses)
 		m.Status = status

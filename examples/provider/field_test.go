@@ -21,7 +21,7 @@ import (
 // says. The policies agree on these rows (readiness's own field test shows
 // where they differ).
 func TestFieldCase1DHCPAndStatic240Uplink(t *testing.T) {
-	_, c, ns := kube(t)
+	_, c, ns := kubeEnv(t)
 	w := world{t: t, c: c, ns: ns}
 	const dhcpMAC, uplinkMAC = "00:50:56:a1:00:01", "00:50:56:a1:00:02"
 	devices := []infrav1.NetworkDevice{

@@ -30,10 +30,10 @@ func TestMain(m *testing.M) { os.Exit(kubetest.Main(m, &apiServer)) }
 // scheme knows the core types and VMMachine.
 var scheme = kubetest.NewScheme(infrav1.AddToScheme)
 
-// kube returns the shared API server's config and a direct (uncached)
+// kubeEnv returns the shared API server's config and a direct (uncached)
 // client, starting the server with the VMMachine CRD on first use, and a
 // fresh namespace for the test.
-func kube(t *testing.T) (*rest.Config, client.Client, string) {
+func kubeEnv(t *testing.T) (*rest.Config, client.Client, string) {
 	t.Helper()
 	cfg := apiServer.Config(t)
 	c, err := client.New(cfg, client.Options{Scheme: scheme})

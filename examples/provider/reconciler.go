@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/kube"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
 
@@ -88,7 +88,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	v := Observe(&m, nics, NodeAddrs(node), r.Ignore, r.Policy)
 	status, changed := ApplyVerdict(m.Status, hostname, m.Generation, v, r.now())
 	if changed {
-		if c, ok := conditions.Find(kubebridge.FromMeta(status.Conditions), ConditionVMProvisioned); ok {
+		if c, ok := kube.FindMeta(status.Conditions, ConditionVMProvisioned); ok {
 			if err := conditions.Validate(c); err != nil {
 				return reconcile.Result{}, fmt.Errorf("provider: %s: %w", req.NamespacedName, err)
 			}

@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/kube"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
 
@@ -23,7 +23,7 @@ type wantStatus struct {
 
 func decided(t *testing.T, m *infrav1.VMMachine) wantStatus {
 	t.Helper()
-	c, ok := conditions.Find(kubebridge.FromMeta(m.Status.Conditions), ConditionVMProvisioned)
+	c, ok := kube.FindMeta(m.Status.Conditions, ConditionVMProvisioned)
 	if !ok {
 		t.Fatalf("no %s condition in %+v", ConditionVMProvisioned, m.Status)
 	}
@@ -45,7 +45,7 @@ func expect(name string, gen int64, at time.Time, obs observation) wantStatus {
 // configurations through a real kube-apiserver, first pending, then ready,
 // and checks that repeated reconciles of an unchanged state write nothing.
 func TestReconcileConfigurations(t *testing.T) {
-	_, c, ns := kube(t)
+	_, c, ns := kubeEnv(t)
 	for i, cfg := range configurations {
 		t.Run(cfg.name, func(t *testing.T) {
 			w := world{t: t, c: c, ns: ns}
@@ -98,7 +98,7 @@ func TestReconcileConfigurations(t *testing.T) {
 // TestReconcileNodeAppearsLater: the guest tools never report the DHCP
 // lease; the Node registering with its address completes the machine.
 func TestReconcileNodeAppearsLater(t *testing.T) {
-	_, c, ns := kube(t)
+	_, c, ns := kubeEnv(t)
 	w := world{t: t, c: c, ns: ns}
 	clock := newFakeClock()
 	r, writes := w.adapter(clock)
@@ -137,7 +137,7 @@ func TestReconcileNodeAppearsLater(t *testing.T) {
 // TestReconcileMessageChangeKeepsTransitionTime: a status write that only
 // changes what the machine waits for keeps the transition time.
 func TestReconcileMessageChangeKeepsTransitionTime(t *testing.T) {
-	_, c, ns := kube(t)
+	_, c, ns := kubeEnv(t)
 	w := world{t: t, c: c, ns: ns}
 	clock := newFakeClock()
 	r, _ := w.adapter(clock)
@@ -164,7 +164,7 @@ func TestReconcileMessageChangeKeepsTransitionTime(t *testing.T) {
 // TestReconcileInvalidSpec: a spec the adapter cannot parse is reported,
 // and fixing it (a new generation) is picked up.
 func TestReconcileInvalidSpec(t *testing.T) {
-	_, c, ns := kube(t)
+	_, c, ns := kubeEnv(t)
 	w := world{t: t, c: c, ns: ns}
 	clock := newFakeClock()
 	r, _ := w.adapter(clock)
@@ -214,7 +214,7 @@ func (h *fakeHypervisor) NICs(context.Context, *infrav1.VMMachine) ([]readiness.
 // status.network; a pending machine asks to be polled again; a failing
 // Hypervisor writes nothing.
 func TestReconcileHypervisor(t *testing.T) {
-	_, c, ns := kube(t)
+	_, c, ns := kubeEnv(t)
 	w := world{t: t, c: c, ns: ns}
 	clock := newFakeClock()
 	hv := &fakeHypervisor{nics: ReportedNICs([]infrav1.NICStatus{nic(mac0)})}
@@ -248,7 +248,7 @@ func TestReconcileHypervisor(t *testing.T) {
 
 // TestReconcileMissingMachine: a request for a machine that is gone is done.
 func TestReconcileMissingMachine(t *testing.T) {
-	_, c, ns := kube(t)
+	_, c, ns := kubeEnv(t)
 	r := &Reconciler{Client: c}
 	res, err := r.Reconcile(t.Context(), reconcile.Request{NamespacedName: keyOf(ns, "gone")})
 	if err != nil || res != (reconcile.Result{}) {

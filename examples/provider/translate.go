@@ -8,8 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/kube"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
 
@@ -126,7 +126,7 @@ func MachineAddresses(hostname string, v readiness.Verdict) []infrav1.MachineAdd
 // reason and message made publishable ([conditions.PublishableMessage]: a
 // spec with huge or invalid-UTF-8 bad values must not make the status write
 // fail, nor change in the API server's JSON).
-// LastTransitionTime is left for [kubebridge.SetMeta].
+// LastTransitionTime is left for [kube.SetMeta].
 func ProvisionedCondition(v readiness.Verdict, generation int64) conditions.Condition {
 	c := conditions.Condition{
 		Type:               ConditionVMProvisioned,
@@ -147,14 +147,14 @@ func ProvisionedCondition(v readiness.Verdict, generation int64) conditions.Cond
 // ApplyVerdict returns status with the verdict's addresses and
 // VMProvisioned condition, and whether that differs from status: false
 // means there is nothing to write. The condition is set with
-// [kubebridge.SetMeta] ([conditions.Set] on the API's conditions): the
+// [kube.SetMeta] ([conditions.Set] on the API's conditions): the
 // transition time moves to now, in whole seconds, only when the condition's
 // status changes. status is not modified.
 func ApplyVerdict(status infrav1.VMMachineStatus, hostname string, generation int64, v readiness.Verdict, now time.Time) (infrav1.VMMachineStatus, bool) {
 	var out infrav1.VMMachineStatus
 	status.DeepCopyInto(&out)
 	var condChanged bool
-	out.Conditions, condChanged = kubebridge.SetMeta(out.Conditions, ProvisionedCondition(v, generation), now)
+	out.Conditions, condChanged = kube.SetMeta(out.Conditions, ProvisionedCondition(v, generation), now)
 	addrs := MachineAddresses(hostname, v)
 	addrsChanged := !slices.Equal(addrs, status.Addresses)
 	out.Addresses = addrs

@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/kube"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
 
@@ -349,7 +349,7 @@ func TestApplyVerdict(t *testing.T) {
 	ready := readiness.Verdict{Ready: true, Addresses: mustAddrs("10.0.0.5", "10.1.0.5")}
 
 	cond := func(st conditions.Status, gen int64, at time.Time, reason, msg string) []metav1.Condition {
-		return kubebridge.ToMeta([]conditions.Condition{{Type: "VMProvisioned", Status: st, ObservedGeneration: gen, LastTransitionTime: at, Reason: reason, Message: msg}})
+		return kube.ToMeta([]conditions.Condition{{Type: "VMProvisioned", Status: st, ObservedGeneration: gen, LastTransitionTime: at, Reason: reason, Message: msg}})
 	}
 	pendingStatus := infrav1.VMMachineStatus{
 		Network:    []infrav1.NICStatus{nic(mac0, "10.0.0.5"), nic(mac1)},
@@ -416,13 +416,13 @@ func TestApplyVerdict(t *testing.T) {
 			name: "other conditions are kept in place",
 			status: infrav1.VMMachineStatus{
 				Addresses:  pendingStatus.Addresses,
-				Conditions: append(kubebridge.ToMeta([]conditions.Condition{{Type: "Paused", Status: conditions.ConditionFalse, LastTransitionTime: t0, Reason: "NotPaused"}}), pendingStatus.Conditions...),
+				Conditions: append(kube.ToMeta([]conditions.Condition{{Type: "Paused", Status: conditions.ConditionFalse, LastTransitionTime: t0, Reason: "NotPaused"}}), pendingStatus.Conditions...),
 			},
 			generation: 1,
 			v:          pending,
 			want: infrav1.VMMachineStatus{
 				Addresses:  pendingStatus.Addresses,
-				Conditions: append(kubebridge.ToMeta([]conditions.Condition{{Type: "Paused", Status: conditions.ConditionFalse, LastTransitionTime: t0, Reason: "NotPaused"}}), pendingStatus.Conditions...),
+				Conditions: append(kube.ToMeta([]conditions.Condition{{Type: "Paused", Status: conditions.ConditionFalse, LastTransitionTime: t0, Reason: "NotPaused"}}), pendingStatus.Conditions...),
 			},
 		},
 	}
@@ -472,7 +472,7 @@ func FuzzObserve(f *testing.F) {
 		if !changed {
 			t.Fatalf("first ApplyVerdict reported no change")
 		}
-		c, ok := conditions.Find(kubebridge.FromMeta(status.Conditions), ConditionVMProvisioned)
+		c, ok := kube.FindMeta(status.Conditions, ConditionVMProvisioned)
 		if !ok {
 			t.Fatalf("no condition in %+v", status)
 		}

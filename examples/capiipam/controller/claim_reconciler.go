@@ -19,8 +19,8 @@ import (
 	"github.com/vmnetkit/vmnetkit/conditions"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/internal/conflict"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/kube"
 )
 
 // Reasons of a claim's Ready condition: Cluster API's own, and Allocated
@@ -209,7 +209,7 @@ func (r *claimReconciler) wait(ctx context.Context, claim *ipamv1.IPAddressClaim
 }
 
 func (r *claimReconciler) setReady(claim *ipamv1.IPAddressClaim, status conditions.Status, reason, message string) {
-	claim.Status.Conditions, _ = kubebridge.SetMeta(claim.Status.Conditions, conditions.Condition{
+	claim.Status.Conditions, _ = kube.SetMeta(claim.Status.Conditions, conditions.Condition{
 		Type: ipamv1.IPAddressClaimReadyCondition, Status: status, Reason: reason, Message: message,
 		ObservedGeneration: claim.Generation,
 	}, r.now())

@@ -11,7 +11,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
@@ -23,8 +22,8 @@ import (
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/internal/conflict"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/kube"
 )
 
 // The pool's second condition: whether every IPAddress of the pool is one
@@ -134,8 +133,10 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, key poolKey, ob
 	observed := cacheready.Observed{
 		Generation:  obj.GetGeneration(),
 		Paused:      hasKey(obj.GetAnnotations(), PausedAnnotation),
-		Stored:      storedCondition(st.Conditions, cacheready.Type),
 		StoredEpoch: st.CacheEpoch,
+	}
+	if c, ok := kube.FindMeta(st.Conditions, cacheready.Type); ok {
+		observed.Stored = &c
 	}
 	if err := r.apply(ctx, e, key, obj, observed); err != nil {
 		return nil, err
@@ -166,7 +167,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, key poolKey, o
 		Publish: func(c conditions.Condition, epoch string, built *poolEntry, fresh bool) error {
 			upd := obj.DeepCopyObject().(v1alpha1.Pool)
 			st := upd.PoolStatus()
-			st.Conditions, _ = kubebridge.SetMeta(st.Conditions, c, r.now())
+			st.Conditions, _ = kube.SetMeta(st.Conditions, c, r.now())
 			st.CacheEpoch = epoch
 			if fresh {
 				writeCounts(st, built, obj.GetGeneration(), r.now())
@@ -266,7 +267,7 @@ func writeCounts(st *v1alpha1.PoolStatus, e *poolEntry, generation int64, now ti
 		cond.Status, cond.Reason = conditions.ConditionFalse, ReasonAddressesInvalid
 		cond.Message = fmt.Sprintf("%d IPAddresses are kept but not held by the pool: %d out of range, the others hold an address another IPAddress holds too", notHeld, out)
 	}
-	st.Conditions, _ = kubebridge.SetMeta(st.Conditions, cond, now)
+	st.Conditions, _ = kube.SetMeta(st.Conditions, cond, now)
 }
 
 func clampInt(v uint64) int {
@@ -284,15 +285,6 @@ func setPool(dst, src v1alpha1.Pool) {
 	case *v1alpha1.GlobalVMNetIPPool:
 		*d = *src.(*v1alpha1.GlobalVMNetIPPool)
 	}
-}
-
-// storedCondition returns the condition of type typ in conds, or nil.
-func storedCondition(conds []metav1.Condition, typ string) *conditions.Condition {
-	c, ok := conditions.Find(kubebridge.FromMeta(conds), typ)
-	if !ok {
-		return nil
-	}
-	return &c
 }
 
 func hasKey(m map[string]string, k string) bool {

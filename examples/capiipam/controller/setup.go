@@ -19,9 +19,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/kube"
 )
 
 // Field indexes of the informer cache.
@@ -35,7 +36,7 @@ const (
 type Options struct {
 	// Epoch names this process in the pools' status (status.cacheEpoch); it
 	// must differ between processes and between restarts. Empty:
-	// kubebridge.NewEpoch().
+	// kube.NewEpoch().
 	Epoch string
 
 	// Now is the clock for conditions and the reuse grace period. Nil: time.Now.
@@ -76,7 +77,7 @@ type Options struct {
 // API's ipam/v1beta2 and core/v1beta2 types.
 func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 	if opts.Epoch == "" {
-		opts.Epoch = kubebridge.NewEpoch()
+		opts.Epoch = kube.NewEpoch()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -278,15 +279,10 @@ func (poolServingChanged) Update(e event.UpdateEvent) bool {
 		o.PoolStatus().CacheEpoch != n.PoolStatus().CacheEpoch || !o.GetDeletionTimestamp().Equal(n.GetDeletionTimestamp()) {
 		return true
 	}
-	oc := storedCondition(o.PoolStatus().Conditions, "CacheReady")
-	nc := storedCondition(n.PoolStatus().Conditions, "CacheReady")
-	switch {
-	case (oc == nil) != (nc == nil):
-		return true
-	case oc == nil:
-		return false
-	}
-	return oc.Status != nc.Status || oc.Reason != nc.Reason || oc.ObservedGeneration != nc.ObservedGeneration
+	oc, oOK := kube.FindMeta(o.PoolStatus().Conditions, cacheready.Type)
+	nc, nOK := kube.FindMeta(n.PoolStatus().Conditions, cacheready.Type)
+	// Absent on both sides, the two zero Conditions compare equal.
+	return oOK != nOK || oc.Status != nc.Status || oc.Reason != nc.Reason || oc.ObservedGeneration != nc.ObservedGeneration
 }
 
 // pausedChanged passes the Cluster events after which its claims may

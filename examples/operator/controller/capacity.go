@@ -9,8 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/kube"
 )
 
 // DefaultMaxAllocations is the default limit of addresses one IPPool hands
@@ -79,7 +79,7 @@ func capacityCondition(used, limit, ceiling int, gen int64) conditions.Condition
 // it changed.
 func setCapacity(st *v1alpha1.IPPoolStatus, used, limit, ceiling int, gen int64, now time.Time) bool {
 	var changed bool
-	st.Conditions, changed = kubebridge.SetMeta(st.Conditions, capacityCondition(used, limit, ceiling, gen), now)
+	st.Conditions, changed = kube.SetMeta(st.Conditions, capacityCondition(used, limit, ceiling, gen), now)
 	return changed
 }
 

@@ -18,9 +18,9 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/conditions"
 	"github.com/vmnetkit/vmnetkit/examples/internal/conflict"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/kube"
 )
 
 // Finalizer is the finalizer the operator puts on every VMNetworkConfig so
@@ -141,7 +141,7 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		ready = *failure
 	}
 	ready.ObservedGeneration = c.Generation
-	st.Conditions, _ = kubebridge.SetMeta(st.Conditions, ready, r.now())
+	st.Conditions, _ = kube.SetMeta(st.Conditions, ready, r.now())
 
 	if !equality.Semantic.DeepEqual(st, c.Status) {
 		c.Status = st
@@ -202,12 +202,8 @@ func (r *claimReconciler) release(ctx context.Context, c *v1alpha1.VMNetworkConf
 
 // readyReason returns the reason of c's Ready condition as stored, or "".
 func readyReason(c *v1alpha1.VMNetworkConfig) string {
-	for _, cond := range c.Status.Conditions {
-		if cond.Type == v1alpha1.ReadyType {
-			return cond.Reason
-		}
-	}
-	return ""
+	cond, _ := kube.FindMeta(c.Status.Conditions, v1alpha1.ReadyType)
+	return cond.Reason
 }
 
 // parseNIC returns the NIC's MAC in lowercase colon form and its requested

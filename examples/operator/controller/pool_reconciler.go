@@ -15,9 +15,9 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/conditions"
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/kube"
 )
 
 // poolReconciler feeds each IPPool to its cacheready.Machine and carries out the
@@ -88,8 +88,10 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.I
 		Generation:  obj.Generation,
 		Paused:      obj.Spec.Paused,
 		Deleting:    !obj.DeletionTimestamp.IsZero(),
-		Stored:      storedCacheReady(obj.Status.Conditions),
 		StoredEpoch: obj.Status.CacheEpoch,
+	}
+	if c, ok := kube.FindMeta(obj.Status.Conditions, cacheready.Type); ok {
+		observed.Stored = &c
 	}
 	if err := r.apply(ctx, e, obj, observed); err != nil {
 		return err
@@ -125,7 +127,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 	d := cacheready.Driver[*ipam.Pool]{
 		Publish: func(c conditions.Condition, epoch string, built *ipam.Pool, fresh bool) error {
 			upd := obj.DeepCopy()
-			upd.Status.Conditions, _ = kubebridge.SetMeta(upd.Status.Conditions, c, r.now())
+			upd.Status.Conditions, _ = kube.SetMeta(upd.Status.Conditions, c, r.now())
 			upd.Status.CacheEpoch = epoch
 			if fresh {
 				writeStats(&upd.Status, built)

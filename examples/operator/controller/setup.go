@@ -15,8 +15,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/kube"
 )
 
 // poolIndex is the field index of VMNetworkConfigs by the pools their NICs name.
@@ -26,7 +27,7 @@ const poolIndex = "spec.nics.pool"
 type Options struct {
 	// Epoch names this process in the pools' status (status.cacheEpoch); it
 	// must differ between processes and between restarts. Empty:
-	// kubebridge.NewEpoch().
+	// kube.NewEpoch().
 	Epoch string
 
 	// Now is the clock for conditions' transition times. Nil: time.Now.
@@ -65,7 +66,7 @@ type Options struct {
 // returns the epoch they run with. mgr's scheme must know v1alpha1's types.
 func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 	if opts.Epoch == "" {
-		opts.Epoch = kubebridge.NewEpoch()
+		opts.Epoch = kube.NewEpoch()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -169,12 +170,9 @@ func (cacheReadyChanged) Update(e event.UpdateEvent) bool {
 	if !ok1 || !ok2 {
 		return true
 	}
-	oc, nc := storedCacheReady(o.Status.Conditions), storedCacheReady(n.Status.Conditions)
-	switch {
-	case o.Status.CacheEpoch != n.Status.CacheEpoch, (oc == nil) != (nc == nil):
-		return true
-	case oc == nil:
-		return false
-	}
-	return oc.Status != nc.Status || oc.Reason != nc.Reason || oc.ObservedGeneration != nc.ObservedGeneration
+	oc, oOK := kube.FindMeta(o.Status.Conditions, cacheready.Type)
+	nc, nOK := kube.FindMeta(n.Status.Conditions, cacheready.Type)
+	// Absent on both sides, the two zero Conditions compare equal.
+	return o.Status.CacheEpoch != n.Status.CacheEpoch || oOK != nOK ||
+		oc.Status != nc.Status || oc.Reason != nc.Reason || oc.ObservedGeneration != nc.ObservedGeneration
 }

@@ -92,7 +92,7 @@ type VMMachineStatus struct {
 
 	// Conditions holds VMProvisioned. They are metav1.Conditions, so the API
 	// server checks them as it checks every condition; the adapter computes
-	// them with the core's conditions package through kubebridge.
+	// them with the core's conditions package through the kube module.
 	// +listType=map
 	// +listMapKey=type
 	// +optional

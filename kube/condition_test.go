@@ -1,4 +1,4 @@
-package kubebridge_test
+package kube_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	"github.com/vmnetkit/vmnetkit/kube"
 )
 
 var (
@@ -64,7 +64,7 @@ func TestFromMeta(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := kubebridge.FromMeta(tt.in)
+			got := kube.FromMeta(tt.in)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("FromMeta (-want +got):\n%s", diff)
 			}
@@ -96,7 +96,7 @@ func TestToMeta(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := kubebridge.ToMeta(tt.in)
+			got := kube.ToMeta(tt.in)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("ToMeta (-want +got):\n%s", diff)
 			}
@@ -107,9 +107,9 @@ func TestToMeta(t *testing.T) {
 // The conversions copy: writing to the result leaves the input alone.
 func TestConversionsDoNotShare(t *testing.T) {
 	meta := []metav1.Condition{readyMeta}
-	kubebridge.FromMeta(meta)[0].Reason = "Changed"
+	kube.FromMeta(meta)[0].Reason = "Changed"
 	core := []conditions.Condition{readyCore}
-	kubebridge.ToMeta(core)[0].Reason = "Changed"
+	kube.ToMeta(core)[0].Reason = "Changed"
 	if meta[0].Reason != readyMeta.Reason || core[0].Reason != readyCore.Reason {
 		t.Errorf("the input changed with the result: %q, %q", meta[0].Reason, core[0].Reason)
 	}
@@ -141,7 +141,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := kubebridge.FromMeta(kubebridge.ToMeta(tt.in))
+			got := kube.FromMeta(kube.ToMeta(tt.in))
 			if len(got) != len(tt.want) || (got == nil) != (tt.want == nil) {
 				t.Fatalf("FromMeta(ToMeta(%v)) = %v, want %v", tt.in, got, tt.want)
 			}
@@ -189,7 +189,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := json.Marshal(kubebridge.ToMeta(tt.in))
+			b, err := json.Marshal(kube.ToMeta(tt.in))
 			if err != nil {
 				t.Fatalf("marshal metav1: %v", err)
 			}
@@ -205,7 +205,7 @@ func TestJSONRoundTrip(t *testing.T) {
 			if err := json.Unmarshal(b, &stored); err != nil {
 				t.Fatalf("unmarshal metav1: %v", err)
 			}
-			got := kubebridge.FromMeta(stored)
+			got := kube.FromMeta(stored)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("after the JSON round trip (-want +got):\n%s", diff)
 			}

@@ -1,10 +1,10 @@
-package kubebridge_test
+package kube_test
 
 import (
 	"regexp"
 	"testing"
 
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	"github.com/vmnetkit/vmnetkit/kube"
 )
 
 func TestNewEpoch(t *testing.T) {
@@ -12,7 +12,7 @@ func TestNewEpoch(t *testing.T) {
 	const n = 10000
 	seen := make(map[string]bool, n)
 	for range n {
-		e := kubebridge.NewEpoch()
+		e := kube.NewEpoch()
 		if !format.MatchString(e) {
 			t.Fatalf("NewEpoch() = %q, want 16 lowercase hex digits", e)
 		}

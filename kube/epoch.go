@@ -1,4 +1,4 @@
-package kubebridge
+package kube
 
 import (
 	"crypto/rand"

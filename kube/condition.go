@@ -1,4 +1,4 @@
-package kubebridge
+package kube
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,16 +17,21 @@ func FromMeta(in []metav1.Condition) []conditions.Condition {
 	}
 	out := make([]conditions.Condition, len(in))
 	for i, c := range in {
-		out[i] = conditions.Condition{
-			Type:               c.Type,
-			Status:             conditions.Status(c.Status),
-			ObservedGeneration: c.ObservedGeneration,
-			LastTransitionTime: c.LastTransitionTime.UTC(),
-			Reason:             c.Reason,
-			Message:            c.Message,
-		}
+		out[i] = fromMeta(c)
 	}
 	return out
+}
+
+// fromMeta converts one condition, as FromMeta and FindMeta convert it.
+func fromMeta(c metav1.Condition) conditions.Condition {
+	return conditions.Condition{
+		Type:               c.Type,
+		Status:             conditions.Status(c.Status),
+		ObservedGeneration: c.ObservedGeneration,
+		LastTransitionTime: c.LastTransitionTime.UTC(),
+		Reason:             c.Reason,
+		Message:            c.Message,
+	}
 }
 
 // ToMeta converts the core's conditions to the API's, field for field, in

@@ -1,4 +1,4 @@
-package kubebridge_test
+package kube_test
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vmnetkit/vmnetkit/conditions"
-	"github.com/vmnetkit/vmnetkit/examples/kubebridge"
+	"github.com/vmnetkit/vmnetkit/kube"
 )
 
 func TestSetMeta(t *testing.T) {
@@ -68,7 +68,7 @@ func TestSetMeta(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := append([]metav1.Condition(nil), tt.conds...)
-			got, changed := kubebridge.SetMeta(tt.conds, tt.c, now)
+			got, changed := kube.SetMeta(tt.conds, tt.c, now)
 			if changed != tt.wantChanged {
 				t.Errorf("SetMeta changed = %v, want %v", changed, tt.wantChanged)
 			}
