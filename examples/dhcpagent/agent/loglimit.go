@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"strconv"
 	"sync"
 	"time"
@@ -50,8 +51,9 @@ const maxClientText = 256
 
 // clientText is text a client sent, fit for one log line whatever it
 // holds: at most maxClientText bytes of it, escaped as a Go string literal
-// is (no newline or control byte, invalid UTF-8 as \x escapes) without the
-// enclosing quotes, followed by "... (N bytes)" when it was longer.
+// is (no newline or control byte, a backslash doubled, invalid UTF-8 as \x
+// escapes) but for the quotes, which the logger escapes, followed by
+// "... (N bytes)" when it was longer.
 func clientText(b []byte) string {
 	cut := b
 	if len(cut) > maxClientText {
@@ -62,7 +64,10 @@ func clientText(b []byte) string {
 		}
 	}
 	q := strconv.AppendQuote(make([]byte, 0, len(cut)+8), string(cut))
-	q = q[1 : len(q)-1]
+	// The logger quotes the value again: leave the quotes to it, so that
+	// they are not escaped twice. (In AppendQuote's output every quote is
+	// escaped and every backslash doubled, so each \" is a quote.)
+	q = bytes.ReplaceAll(q[1:len(q)-1], []byte(`\"`), []byte(`"`))
 	if len(cut) < len(b) {
 		q = append(q, "... ("...)
 		q = strconv.AppendInt(q, int64(len(b)), 10)
