@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"net/netip"
 	"slices"
 	"sync"
@@ -32,8 +33,13 @@ const DefaultProbation = 10 * time.Minute
 type Probation struct {
 	period time.Duration
 
-	mu   sync.Mutex
-	held map[netip.Addr]hold
+	mu sync.Mutex
+	// Times are kept as offsets from epoch, the now of the first decline
+	// (monotonic when now is time.Now), and addresses as 16 bytes: small
+	// entries without pointers, which a map of 65,000 compares and hashes
+	// fast.
+	epoch time.Time
+	held  map[[16]byte]hold
 	// ends are the probations in the order they end, from ends[head]: one
 	// record per Decline that held an address. A record whose address was
 	// declined again since, or lifted, no longer matches held and is
@@ -45,16 +51,17 @@ type Probation struct {
 	size atomic.Int64 // len(held), so that the common case, nothing on probation, takes no lock
 }
 
-// hold is one address on probation: until when, and who declined it.
+// hold is one address on probation: until when (an offset from epoch),
+// and who declined it.
 type hold struct {
-	until time.Time
+	until time.Duration
 	mac   leasestore.MAC
 }
 
 // end is the record of one Decline in Probation.ends.
 type end struct {
-	addr  netip.Addr
-	until time.Time
+	addr  [16]byte
+	until time.Duration
 }
 
 // NewProbation returns an empty Probation whose declines hold an address
@@ -73,27 +80,35 @@ func (p *Probation) Decline(mac leasestore.MAC, addr netip.Addr, now time.Time) 
 	if p.period <= 0 {
 		return now
 	}
-	until := now.Add(p.period)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.held == nil {
-		p.held = make(map[netip.Addr]hold)
+		p.held = make(map[[16]byte]hold)
+		p.epoch = now
 	}
-	old, had := p.held[addr]
-	p.held[addr] = hold{until: until, mac: mac}
-	if !had || !old.until.Equal(until) { // one record per (address, end)
-		p.push(end{addr, until})
+	at := p.offset(now)
+	until := at + p.period
+	key := addr.As16()
+	old, had := p.held[key]
+	p.held[key] = hold{until: until, mac: mac}
+	if !had || old.until != until { // one record per (address, end)
+		p.push(end{key, until})
 	}
-	p.expire(now)
+	p.expire(at)
 	p.size.Store(int64(len(p.held)))
-	return until
+	return now.Add(p.period)
 }
 
 // Holds reports whether addr is on probation at now, and until when. The
 // end itself is outside probation.
 func (p *Probation) Holds(addr netip.Addr, now time.Time) (until time.Time, ok bool) {
 	h, ok := p.hold(addr, now)
-	return h.until, ok
+	if !ok {
+		return time.Time{}, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.epoch.Add(h.until), true
 }
 
 // DeclinedBy reports whether addr is on probation at now, and the MAC of
@@ -109,8 +124,8 @@ func (p *Probation) hold(addr netip.Addr, now time.Time) (hold, bool) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	h, ok := p.held[addr]
-	if !ok || !now.Before(h.until) {
+	h, ok := p.held[addr.As16()]
+	if !ok || p.offset(now) >= h.until {
 		return hold{}, false
 	}
 	return h, true
@@ -126,12 +141,13 @@ func (p *Probation) Lift(mac leasestore.MAC, addr netip.Addr, now time.Time) boo
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	h, ok := p.held[addr]
-	if !ok || h.mac != mac || !now.Before(h.until) {
+	key, at := addr.As16(), p.offset(now)
+	h, ok := p.held[key]
+	if !ok || h.mac != mac || at >= h.until {
 		return false
 	}
-	delete(p.held, addr)
-	p.expire(now)
+	delete(p.held, key)
+	p.expire(at)
 	p.size.Store(int64(len(p.held)))
 	return true
 }
@@ -141,18 +157,22 @@ func (p *Probation) Lift(mac leasestore.MAC, addr netip.Addr, now time.Time) boo
 func (p *Probation) Len(now time.Time) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.expire(now)
+	p.expire(p.offset(now))
 	p.size.Store(int64(len(p.held)))
 	return len(p.held)
 }
 
+// offset is now as an offset from epoch (saturated, as time.Sub is, some
+// 292 years away). Called under mu.
+func (p *Probation) offset(now time.Time) time.Duration { return now.Sub(p.epoch) }
+
 // push adds e to ends in the order of their ends: at the back, unless now
 // went back since an earlier decline. Called under mu.
 func (p *Probation) push(e end) {
-	if n := len(p.ends); n == p.head || !e.until.Before(p.ends[n-1].until) {
+	if n := len(p.ends); n == p.head || e.until >= p.ends[n-1].until {
 		p.ends = append(p.ends, e)
 	} else {
-		i, _ := slices.BinarySearchFunc(p.ends[p.head:], e.until, func(x end, t time.Time) int { return x.until.Compare(t) })
+		i, _ := slices.BinarySearchFunc(p.ends[p.head:], e.until, func(x end, t time.Duration) int { return cmp.Compare(x.until, t) })
 		p.ends = slices.Insert(p.ends, p.head+i, e)
 	}
 	if live := len(p.held); len(p.ends)-p.head > 2*live+16 {
@@ -160,16 +180,16 @@ func (p *Probation) push(e end) {
 	}
 }
 
-// expire forgets the addresses whose probation ended at or before now,
-// from the front of ends, so that the map holds only what is on
-// probation. Called under mu.
-func (p *Probation) expire(now time.Time) {
+// expire forgets the addresses whose probation ended at or before at (an
+// offset from epoch), from the front of ends, so that the map holds only
+// what is on probation. Called under mu.
+func (p *Probation) expire(at time.Duration) {
 	for p.head < len(p.ends) {
 		e := p.ends[p.head]
-		if now.Before(e.until) {
+		if at < e.until {
 			break
 		}
-		if h, ok := p.held[e.addr]; ok && h.until.Equal(e.until) {
+		if h, ok := p.held[e.addr]; ok && h.until == e.until {
 			delete(p.held, e.addr)
 		}
 		p.ends[p.head] = end{}
@@ -187,7 +207,7 @@ func (p *Probation) expire(now time.Time) {
 func (p *Probation) compact() {
 	kept := p.ends[:0]
 	for _, e := range p.ends[p.head:] {
-		if h, ok := p.held[e.addr]; ok && h.until.Equal(e.until) {
+		if h, ok := p.held[e.addr]; ok && h.until == e.until {
 			kept = append(kept, e)
 		}
 	}
