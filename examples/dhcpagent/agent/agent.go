@@ -34,6 +34,14 @@ type Agent struct {
 	onDecline func(Decline)
 	counters  counters
 
+	// declineWindow is how long after a binding ACK a DECLINE of the
+	// address is accepted (zero or less: any time); bound remembers the
+	// binding ACKs, allocated at the first.
+	declineWindow time.Duration
+	bound         atomic.Pointer[bindings]
+	// The lines any client can cause, each kind limited (see logBurst).
+	declineLines, releaseLines, liftLines lineLimit
+
 	mu   sync.Mutex // serializes loads, so each plan is against the table it replaces
 	seen fileState  // the pool file as last read, for Watch
 }
@@ -46,6 +54,14 @@ type Option func(*Agent)
 // but holds nothing).
 func WithProbation(d time.Duration) Option {
 	return func(a *Agent) { a.probation = NewProbation(d) }
+}
+
+// WithDeclineWindow sets how long after the agent ACKs a REQUEST that
+// binds an address (ciaddr zero) it accepts a DECLINE of that address
+// (default DefaultDeclineWindow; zero or less: at any time, as long as the
+// address is the client's). See the package documentation for the rule.
+func WithDeclineWindow(d time.Duration) Option {
+	return func(a *Agent) { a.declineWindow = d }
 }
 
 // WithClock sets the clock Handle and Respond read to decide probation
@@ -76,7 +92,7 @@ type Decline struct {
 // through logr.FromSlogHandler). A nil log discards, unless WithLogger
 // gives a logr.Logger, as the commands do.
 func New(log *slog.Logger, opts ...Option) *Agent {
-	a := &Agent{probation: NewProbation(DefaultProbation), now: time.Now}
+	a := &Agent{probation: NewProbation(DefaultProbation), now: time.Now, declineWindow: DefaultDeclineWindow}
 	if log != nil {
 		a.log = logr.FromSlogHandler(log.Handler())
 	}
@@ -109,7 +125,7 @@ func (a *Agent) TableAt(now time.Time) Table {
 func (a *Agent) tableWithHeld(v *version, now time.Time) Table {
 	t := a.tableAt(v, now)
 	if p := t.probation; p != nil {
-		t.probation = nil
+		// The probation fields stay: they say whose decline holds an address.
 		t.Held = func(addr netip.Addr) bool { _, ok := p.Holds(addr, now); return ok }
 	}
 	return t
@@ -279,11 +295,40 @@ func (a *Agent) RespondAt(req *dhcpv4.DHCPv4, now time.Time) (*dhcpv4.DHCPv4, er
 // until s is used again.
 func (a *Agent) respondIn(s *replyScratch, req *dhcpv4.DHCPv4, now time.Time) (*dhcpv4.DHCPv4, error) {
 	v := a.table.Load()
-	resp, trim, err := replyTo(s, req, a.tableAt(v, now))
+	var ack ackNote
+	resp, trim, err := decide(s, req, a.tableAt(v, now), &ack)
 	if len(trim.Cuts) > 0 {
 		v.report(a.log, req, trim)
 	}
+	if ack.addr.IsValid() {
+		a.acked(v, ack, now)
+	}
 	return resp, err
+}
+
+// acked notes an ACK to a REQUEST: the binding of its address, when the
+// REQUEST bound it (see bindings), and the end of the probation of an
+// address the client asked to keep after a decline in its name, which
+// its REQUEST disproves.
+func (a *Agent) acked(v *version, ack ackNote, now time.Time) {
+	if ack.binding && a.declineWindow > 0 {
+		b := a.bound.Load()
+		if b == nil {
+			a.bound.CompareAndSwap(nil, new(bindings))
+			b = a.bound.Load()
+		}
+		b.record(ack.addr, now)
+	}
+	if ack.ownDecline && a.probation.Lift(ack.mac, ack.addr, now) {
+		a.counters.lifts.Add(1)
+		if ok, skipped := a.liftLines.allow(now); ok {
+			attrs := []any{"pool", v.pool, "mac", ack.mac.String(), "addr", ack.addr.String()}
+			if skipped > 0 {
+				attrs = append(attrs, "notLogged", skipped)
+			}
+			a.log.Info("DECLINE disproved: the client asked to keep the address, probation lifted", attrs...)
+		}
+	}
 }
 
 // report counts a reply that left out what trim says, and logs the cuts
@@ -313,10 +358,14 @@ func (v *version) report(log logr.Logger, req *dhcpv4.DHCPv4, trim Trim) {
 // (see Stats). Serve calls the same code with the socket's own address
 // values, without the net.Addr allocations.
 //
-// A DECLINE of the client's own address (see Declined) puts the address
-// on probation, is logged at level 0 with the MAC and the address, and is
-// passed to the decline hook; a RELEASE is logged at level 0. Every reply,
-// and every message that gets none and why, is logged at command.Debug.
+// A DECLINE of the client's own address (see Declined), within the
+// decline window after the agent's ACK that bound it (see the package
+// documentation), puts the address on probation, is logged at level 0
+// with the MAC, the address and the client's message (quoted and cut, see
+// clientText), and is passed to the decline hook; an accepted RELEASE is
+// logged at level 0. Those level-0 lines are limited to logBurst a minute
+// of each kind; the summary counts them all. Every reply, and every
+// message that gets none and why, is logged at command.Debug.
 // A NAK that cannot be sent to ciaddr is broadcast instead.
 func (a *Agent) Handle(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
 	w, ok := conn.(replyWriter)
@@ -398,6 +447,11 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 	v := a.table.Load()
 	lease, err := Declined(m, a.tableWithHeld(v, now))
+	if err == nil && a.declineWindow > 0 {
+		if d, ok := a.bound.Load().since(lease.Addr, now); !ok || d > a.declineWindow {
+			err = fmt.Errorf("%w: DECLINE from %s for %s", ErrNotJustBound, lease.MAC, lease.Addr)
+		}
+	}
 	if err != nil {
 		a.counters.drops.Add(1)
 		if a.log.V(command.Debug).Enabled() {
@@ -406,11 +460,17 @@ func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 		}
 		return
 	}
-	until := a.probation.Decline(lease.Addr, now)
+	until := a.probation.Decline(lease.MAC, lease.Addr, now)
 	a.counters.declines.Add(1)
 	d := Decline{Pool: v.pool, MAC: lease.MAC.String(), Addr: lease.Addr, Until: until}
-	a.log.Info("DECLINE: address on probation", "pool", d.Pool, "mac", d.MAC, "addr", d.Addr.String(),
-		"until", until.UTC().Format(time.RFC3339), "message", m.Message())
+	if ok, skipped := a.declineLines.allow(now); ok {
+		attrs := []any{"pool", d.Pool, "mac", d.MAC, "addr", d.Addr.String(),
+			"until", until.UTC().Format(time.RFC3339), "message", clientText(m.Options[dhcpv4.OptionMessage.Code()])}
+		if skipped > 0 {
+			attrs = append(attrs, "notLogged", skipped)
+		}
+		a.log.Info("DECLINE: address on probation", attrs...)
+	}
 	if a.onDecline != nil {
 		a.onDecline(d)
 	}
@@ -429,5 +489,11 @@ func (a *Agent) release(m *dhcpv4.DHCPv4, now time.Time) {
 		return
 	}
 	a.counters.releases.Add(1)
-	a.log.Info("RELEASE", "pool", v.pool, "mac", lease.MAC.String(), "addr", lease.Addr.String())
+	if ok, skipped := a.releaseLines.allow(now); ok {
+		attrs := []any{"pool", v.pool, "mac", lease.MAC.String(), "addr", lease.Addr.String()}
+		if skipped > 0 {
+			attrs = append(attrs, "notLogged", skipped)
+		}
+		a.log.Info("RELEASE", attrs...)
+	}
 }

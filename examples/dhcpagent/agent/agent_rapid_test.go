@@ -23,7 +23,8 @@ func (m modelReply) String() string { return m.kind + " " + m.addr.String() }
 // INFORMs for addresses inside it whoever sends them.
 var modelPrefix = netip.MustParsePrefix("10.77.0.0/24")
 
-func modelRespond(table map[string]netip.Addr, held map[netip.Addr]bool, mac string, typ dhcpv4.MessageType, sid, requested, ciaddr netip.Addr) modelReply {
+// held maps each address on probation to the MAC that declined it.
+func modelRespond(table map[string]netip.Addr, held map[netip.Addr]string, mac string, typ dhcpv4.MessageType, sid, requested, ciaddr netip.Addr) modelReply {
 	lease, ok := table[mac]
 	switch typ {
 	case dhcpv4.MessageTypeInform:
@@ -31,7 +32,7 @@ func modelRespond(table map[string]netip.Addr, held map[netip.Addr]bool, mac str
 			return modelReply{"ACK", netip.IPv4Unspecified()}
 		}
 	case dhcpv4.MessageTypeDiscover:
-		if ok && !held[lease] {
+		if _, h := held[lease]; ok && !h {
 			return modelReply{"OFFER", lease}
 		}
 	case dhcpv4.MessageTypeRequest:
@@ -45,7 +46,8 @@ func modelRespond(table map[string]netip.Addr, held map[netip.Addr]bool, mac str
 		switch {
 		case !asked.IsValid():
 		case !ok && !modelPrefix.Contains(asked):
-		case ok && asked == lease && !held[lease]:
+		case ok && asked == lease && (held[lease] == "" || held[lease] == mac):
+			// Held after a decline in this MAC's name: the REQUEST disproves it.
 			return modelReply{"ACK", lease}
 		default:
 			return modelReply{"NAK", netip.IPv4Unspecified()}
@@ -73,17 +75,19 @@ func TestAgentMatchesModel(t *testing.T) {
 		return netip.Addr{}
 	}
 
-	const period = time.Minute
+	const period, window = time.Minute, 20 * time.Second
 	rapid.Check(t, func(t *rapid.T) {
 		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		a := New(nil, WithLogger(quietLogger()), WithProbation(period), WithClock(func() time.Time { return now }))
+		a := New(nil, WithLogger(quietLogger()), WithProbation(period), WithDeclineWindow(window), WithClock(func() time.Time { return now }))
 		model := map[string]netip.Addr{}
-		until := map[netip.Addr]time.Time{} // declined addresses and the end of their probation
-		heldNow := func() map[netip.Addr]bool {
-			h := map[netip.Addr]bool{}
+		until := map[netip.Addr]time.Time{}   // declined addresses and the end of their probation
+		by := map[netip.Addr]string{}         // and who declined them
+		boundAt := map[netip.Addr]time.Time{} // the last ACK of a REQUEST with ciaddr zero
+		heldNow := func() map[netip.Addr]string {
+			h := map[netip.Addr]string{}
 			for addr, u := range until {
 				if now.Before(u) {
-					h[addr] = true
+					h[addr] = by[addr]
 				}
 			}
 			return h
@@ -132,6 +136,12 @@ func TestAgentMatchesModel(t *testing.T) {
 				resp, err := a.Respond(msg(t, mac, typ, mods...))
 
 				want := modelRespond(model, heldNow(), mac, typ, sid, requested, ciaddr)
+				if typ == dhcpv4.MessageTypeRequest && want.kind == "ACK" {
+					delete(until, want.addr) // lifted, if it was held
+					if !ciaddr.IsValid() {
+						boundAt[want.addr] = now
+					}
+				}
 				var got modelReply
 				if resp != nil {
 					yi, _ := netip.AddrFromSlice(resp.YourIPAddr.To4())
@@ -149,6 +159,9 @@ func TestAgentMatchesModel(t *testing.T) {
 				mac := rapid.SampledFrom(append(macs, macUnknown)).Draw(t, "mac")
 				sid := maybe(t, rapid.SampledFrom([]netip.Addr{serverIP, netip.MustParseAddr("10.77.0.254")}), "server id")
 				requested := maybe(t, genAddr, "requested")
+				if lease, ok := model[mac]; ok && rapid.Bool().Draw(t, "own address") {
+					requested = lease // what a client declines, and a spoofer names
+				}
 				mods := []dhcpv4.Modifier{}
 				if sid.IsValid() {
 					mods = append(mods, dhcpv4.WithOption(dhcpv4.OptServerIdentifier(netIP(sid))))
@@ -160,16 +173,20 @@ func TestAgentMatchesModel(t *testing.T) {
 				a.decline(msg(t, mac, dhcpv4.MessageTypeDecline, mods...), now)
 				accepted := a.Stats(now).Declines > before
 				lease, ok := model[mac]
-				want := ok && requested == lease && (!sid.IsValid() || sid == serverIP)
+				// Within the window after an ACK that bound the address, to the second.
+				b, wasBound := boundAt[lease]
+				recent := wasBound && now.Unix()-b.Unix() <= int64(window/time.Second)
+				want := ok && requested == lease && (!sid.IsValid() || sid == serverIP) && recent
 				if accepted != want {
 					t.Fatalf("DECLINE of %v from %s (server id %v): accepted %v, model %v", requested, mac, sid, accepted, want)
 				}
 				if want {
-					until[lease] = now.Add(period)
+					until[lease], by[lease] = now.Add(period), mac
 				}
 			},
 			"time passes": func(t *rapid.T) {
-				now = now.Add(rapid.SampledFrom([]time.Duration{time.Second, 30 * time.Second, period - time.Nanosecond, period}).Draw(t, "step"))
+				now = now.Add(rapid.SampledFrom([]time.Duration{time.Second, window - time.Second, window, window + time.Second,
+					period - time.Nanosecond, period}).Draw(t, "step"))
 			},
 			"": func(t *rapid.T) {
 				if got := a.Table().Len(); got != len(model) {

@@ -137,7 +137,9 @@ func TestIPPoolWatch(t *testing.T) {
 		t.Errorf("served %s after %d loads, want default/lab after 3 (the other pool's changes are not seen)", s.Pool, s.Loads)
 	}
 
-	// A DECLINE of macB's address becomes an event on the IPPool.
+	// A DECLINE of macB's address, right after the ACK that bound it,
+	// becomes an event on the IPPool.
+	a.Handle(&recordingConn{}, nil, selecting(t, macB, serverIP, addrB))
 	a.Handle(&recordingConn{}, nil, decline(t, macB, addrB, dhcpv4.WithOption(dhcpv4.OptMessage("arp conflict"))))
 	var events *corev1.EventList
 	for {

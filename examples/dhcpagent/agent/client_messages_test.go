@@ -205,6 +205,7 @@ func TestHandleDeclineAndRelease(t *testing.T) {
 	conn := &recordingConn{}
 	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
 
+	a.Handle(conn, peer, selecting(t, macA, serverIP, addrA)) // the ACK after which a client probes and declines
 	a.Handle(conn, peer, decline(t, macA, addrA))
 	a.Handle(conn, peer, decline(t, macA, addrB)) // not its own: ignored
 	a.Handle(conn, peer, discover(t, macA))
@@ -214,14 +215,14 @@ func TestHandleDeclineAndRelease(t *testing.T) {
 	a.Handle(conn, peer, discover(t, macA))
 	a.Handle(conn, peer, msg(t, macB, dhcpv4.MessageTypeRelease, dhcpv4.WithClientIP(netIP(addrB))))
 
-	if got := conn.types(); !cmp.Equal(got, []string{"OFFER"}) {
-		t.Errorf("sent %v, want one OFFER, after the probation", got)
+	if got := conn.types(); !cmp.Equal(got, []string{"ACK", "OFFER"}) {
+		t.Errorf("sent %v, want the ACK, then one OFFER, after the probation", got)
 	}
 	wantHook := []Decline{{Pool: "default/lab", MAC: macA, Addr: addrA, Until: time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)}}
 	if diff := cmp.Diff(wantHook, hooked, cmpopts.EquateComparable(netip.Addr{})); diff != "" {
 		t.Errorf("decline hook (-want +got):\n%s", diff)
 	}
-	want := Stats{Received: 6, Offers: 1, Declines: 1, Releases: 1, Drops: 3, Loads: 1,
+	want := Stats{Received: 7, Offers: 1, Acks: 1, Declines: 1, Releases: 1, Drops: 3, Loads: 1,
 		Pool: "default/lab", Leases: 2, OnProbation: 0}
 	if diff := cmp.Diff(want, a.Stats(now)); diff != "" {
 		t.Errorf("Stats (-want +got):\n%s", diff)

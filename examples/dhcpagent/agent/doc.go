@@ -26,6 +26,52 @@
 // and loads the pool from a watched file ([Agent.Watch])
 // or from the API server ([IPPoolWatch]).
 //
+// # DECLINE: what a bystander cannot abuse
+//
+// RFC 2131 (section 4.3.3) says a server MUST mark a declined address as
+// not available, but a DECLINE carries no proof of who sent it: anyone on
+// the segment who saw a client's broadcast REQUEST knows its MAC and
+// address and can decline in its name. The agent therefore accepts a
+// DECLINE as far as a real client's behaviour explains it, and no
+// further:
+//
+//   - A client declines only the address it was just given: it probes the
+//     address after the ACK of a REQUEST from SELECTING or INIT-REBOOT
+//     (ciaddr zero; a renewal is not probed) and declines at once when
+//     another host answers (RFC 2131 section 4.4.1; busybox udhcpc -a
+//     within about 2 s, dhcpcd's RFC 5227 probes within about 9 s). So a
+//     DECLINE of the client's own address is accepted only within the
+//     decline window (DefaultDeclineWindow, 60 s; WithDeclineWindow)
+//     after this agent's ACK that bound the address; later ones are
+//     dropped (ErrNotJustBound), counted, and logged at -v=1.
+//   - A client that declined an address never asks to keep it: it goes
+//     back to INIT and DISCOVERs without it. So a REQUEST from the same MAC
+//     for an address on probation after a decline in its name (RENEWING,
+//     REBINDING, INIT-REBOOT) shows that the decline was not its own: the
+//     agent ACKs it and lifts the probation (Stats.Lifts). A REQUEST from
+//     another MAC for the address is still NAKed, and a DISCOVER from the
+//     decliner gets no OFFER during the probation.
+//
+// A spoofer can still send its DECLINE inside the window, right after the
+// victim's ACK: the address goes on probation, the victim, bound, keeps
+// using it, and its first renewal lifts the probation; a DECLINE at any
+// other time does nothing. What remains is a victim that restarts from
+// scratch (a DISCOVER without its old lease) during a probation a spoofer
+// started within the window: it waits for the probation to end, as after a
+// genuine decline. A genuine decline still holds the address for the
+// whole probation, since the decliner never sends the REQUEST that would
+// lift it. The agent remembers binding ACKs by address (one word each,
+// for 65,536 addresses; see bindings), not across restarts: a client that
+// declines after the agent restarted between its ACK and its DECLINE is
+// refused, and its next DISCOVER is offered the address again, which it
+// then probes and declines within the window.
+//
+// Lines a client can cause at level 0 (an accepted DECLINE or RELEASE, a
+// lifted probation) are limited to 10 a minute of each kind; the next line
+// logged says how many were not, and the summary counts them all. Text a
+// client sends (the DECLINE's message) is logged on one line, escaped and
+// cut to 256 bytes.
+//
 // A reply is never larger than the client accepts: [ReplyLimit] reads the
 // client's maximum DHCP message size (option 57; 576 bytes, IP and UDP
 // headers included, when it sends none). When the pool's options and the

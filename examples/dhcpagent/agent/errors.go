@@ -33,4 +33,9 @@ var (
 	// ErrNotLeased: a DECLINE or RELEASE names an address the table does
 	// not give to that MAC.
 	ErrNotLeased = errors.New("address not leased to this MAC")
+	// ErrNotJustBound: a DECLINE of the client's own address that does not
+	// follow, within the decline window, an ACK of this agent that bound
+	// it: a client declines only the address it was just given (see the
+	// package documentation).
+	ErrNotJustBound = errors.New("DECLINE not right after the ACK that bound the address")
 )

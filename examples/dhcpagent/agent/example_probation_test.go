@@ -32,7 +32,7 @@ func ExampleAgent_RespondAt() {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	lease, err := agent.Declined(decline, a.TableAt(t0))
 	fmt.Println("declined:", lease.Addr, err)
-	fmt.Println("until:   ", a.Probation().Decline(lease.Addr, t0).Format(time.TimeOnly))
+	fmt.Println("until:   ", a.Probation().Decline(lease.MAC, lease.Addr, t0).Format(time.TimeOnly))
 
 	_, err = a.RespondAt(discover, t0.Add(9*time.Minute))
 	fmt.Println("12:09:   ", err)

@@ -7,7 +7,8 @@ import (
 // Collector returns a Prometheus collector of the agent's Stats, read
 // when scraped: counters dhcpagent_received_total,
 // dhcpagent_replies_total{type="OFFER"|"ACK"|"NAK"},
-// dhcpagent_declines_total, dhcpagent_releases_total,
+// dhcpagent_declines_total, dhcpagent_probation_lifts_total,
+// dhcpagent_releases_total,
 // dhcpagent_drops_total, dhcpagent_send_errors_total and
 // dhcpagent_table_loads_total; gauges dhcpagent_leases,
 // dhcpagent_probation_addresses, and dhcpagent_table_info{pool,
@@ -20,6 +21,7 @@ var (
 	descReceived   = prometheus.NewDesc("dhcpagent_received_total", "Client messages handled.", nil, nil)
 	descReplies    = prometheus.NewDesc("dhcpagent_replies_total", "Replies sent, by DHCP message type (an ACK to an INFORM is an ACK).", []string{"type"}, nil)
 	descDeclines   = prometheus.NewDesc("dhcpagent_declines_total", "DECLINEs accepted: the address went on probation.", nil, nil)
+	descLifts      = prometheus.NewDesc("dhcpagent_probation_lifts_total", "Probations lifted: the client asked to keep the address declined in its name.", nil, nil)
 	descReleases   = prometheus.NewDesc("dhcpagent_releases_total", "RELEASEs accepted.", nil, nil)
 	descDrops      = prometheus.NewDesc("dhcpagent_drops_total", "Client messages that got no reply, and DECLINEs and RELEASEs not accepted.", nil, nil)
 	descSendErrors = prometheus.NewDesc("dhcpagent_send_errors_total", "Replies the socket refused.", nil, nil)
@@ -30,7 +32,7 @@ var (
 )
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descReceived, descReplies, descDeclines, descReleases, descDrops,
+	for _, d := range []*prometheus.Desc{descReceived, descReplies, descDeclines, descLifts, descReleases, descDrops,
 		descSendErrors, descLoads, descLeases, descProbation, descTable} {
 		ch <- d
 	}
@@ -49,6 +51,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	counter(descReplies, s.Acks, "ACK")
 	counter(descReplies, s.Naks, "NAK")
 	counter(descDeclines, s.Declines)
+	counter(descLifts, s.Lifts)
 	counter(descReleases, s.Releases)
 	counter(descDrops, s.Drops)
 	counter(descSendErrors, s.SendErrors)

@@ -14,20 +14,24 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4/nclient4"
 )
 
-// TestNetnsDecline checks that a declined address is not offered again
-// during its probation, with real clients: busybox udhcpc (-a) and dhcpcd
-// probe the offered address with ARP and decline it when another host
+// TestNetnsDecline checks that a genuine decline still takes the address
+// out of service (RFC 2131 section 4.3.3), with the real clients that
+// probe what they are given: busybox udhcpc (-a) and dhcpcd probe the
+// address they were just ACKed with ARP and decline it when another host
 // answers for it (here the agent's own namespace, which also holds the
-// address, as a stale host does); ISC dhclient does not probe, so a
-// DECLINE is sent for it from its namespace (with the library's raw
-// socket), and dhclient is started again on its lease file. During the
-// probation the client's DISCOVERs get no OFFER of the address (and
-// dhclient's INIT-REBOOT a NAK); once the conflict is gone and the
-// probation over, the client binds the address.
+// address, as a stale host does). The decline comes right after the ACK,
+// so the agent accepts it; during the probation the client's DISCOVERs
+// get no OFFER of the address and nothing ACKs it (the client never asks
+// to keep it, so nothing lifts the probation); once the conflict is gone
+// and the probation over, the client binds the address. (ISC dhclient
+// does not probe: TestNetnsSpoofedDecline runs it.)
 func TestNetnsDecline(t *testing.T) {
 	requireNetns(t)
 	t.Parallel() // minutes of waiting for timers, not of CPU: overlap them
 	for _, c := range lifecycleClients {
+		if c.name == "dhclient" {
+			continue // it does not probe, so it never declines
+		}
 		t.Run(c.name, func(t *testing.T) {
 			requireClient(t, c.args("", "", "")[0])
 			t.Parallel()
@@ -37,30 +41,16 @@ func TestNetnsDecline(t *testing.T) {
 				probation = 15 * time.Second
 			}
 			h := startLifecycle(t, c, lifecyclePool(labAllocated()), WithProbation(probation))
-			var declined time.Time
-			switch c.name {
-			case "dhclient":
-				h.run(nil)
-				if b := h.next("bound", 30*time.Second); b.addr != addrA.String() {
-					t.Fatalf("bound %s, want %s", b.addr, addrA)
+			ip(t, "-n", h.pair.agentNS, "addr", "add", addrA.String()+"/32", "dev", h.pair.agentIf)
+			h.run(func(args []string) []string {
+				if c.name == "udhcpc" {
+					return append(args, "-a")
 				}
-				h.stop() // the address stays configured, the lease file written
-				declined = time.Now()
-				sendDecline(t, h.pair, addrA)
-				waitDeclines(t, h.agent, 1)
-				h.run(nil)
-			default:
-				ip(t, "-n", h.pair.agentNS, "addr", "add", addrA.String()+"/32", "dev", h.pair.agentIf)
-				h.run(func(args []string) []string {
-					if c.name == "udhcpc" {
-						return append(args, "-a")
-					}
-					return slices.DeleteFunc(args, func(a string) bool { return a == "--noarp" })
-				})
-				waitDeclines(t, h.agent, 1)
-				declined = time.Now()
-				ip(t, "-n", h.pair.agentNS, "addr", "del", addrA.String()+"/32", "dev", h.pair.agentIf)
-			}
+				return slices.DeleteFunc(args, func(a string) bool { return a == "--noarp" })
+			})
+			waitDeclines(t, h.agent, 1)
+			declined := time.Now()
+			ip(t, "-n", h.pair.agentNS, "addr", "del", addrA.String()+"/32", "dev", h.pair.agentIf)
 			bound := h.next("bound", probation+30*time.Second)
 			if bound.addr != addrA.String() {
 				t.Fatalf("bound %s after the probation, want %s", bound.addr, addrA)
@@ -69,9 +59,11 @@ func TestNetnsDecline(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s not on probation right after the decline", addrA)
 			}
-			for _, s := range h.sentSince(declined, dhcpv4.MessageTypeOffer) {
-				if s.at.Before(until) && s.yiaddr == addrA.String() {
-					t.Errorf("OFFER of %s at %s, during the probation (until %s)", addrA, s.at.Format("15:04:05.000"), until.Format("15:04:05.000"))
+			for _, typ := range []dhcpv4.MessageType{dhcpv4.MessageTypeOffer, dhcpv4.MessageTypeAck} {
+				for _, s := range h.sentSince(declined, typ) {
+					if s.at.Before(until) && s.yiaddr == addrA.String() {
+						t.Errorf("%s of %s at %s, during the probation (until %s)", typ, addrA, s.at.Format("15:04:05.000"), until.Format("15:04:05.000"))
+					}
 				}
 			}
 			if !bound.at.After(until) {
@@ -81,20 +73,127 @@ func TestNetnsDecline(t *testing.T) {
 			if len(discovers) == 0 {
 				t.Errorf("no DISCOVER during the probation: the test shows nothing")
 			}
-			if c.name == "dhclient" {
-				naks := slices.DeleteFunc(h.sentSince(declined, dhcpv4.MessageTypeNak), func(s sent) bool { return !s.at.Before(until) })
-				if len(naks) == 0 || naks[0].msg.Message() != "10.77.0.10 was declined and is on probation" {
-					t.Errorf("dhclient's INIT-REBOOT during the probation: NAKs %v, want one for the declined address", naks)
-				}
-			}
-			if s := h.agent.Stats(time.Now()); s.Declines < 1 {
-				t.Errorf("%d declines counted", s.Declines)
+			if s := h.agent.Stats(time.Now()); s.Declines < 1 || s.Lifts != 0 {
+				t.Errorf("%d declines and %d lifts counted, want at least 1 and 0", s.Declines, s.Lifts)
 			}
 			if log := h.logs.String(); !strings.Contains(log, `"DECLINE: address on probation" pool="default/lab" mac="52:54:00:aa:00:01" addr="10.77.0.10"`) {
 				t.Errorf("the decline is not logged with MAC and address")
 			}
-			t.Logf("%s: declined at %s, %d DISCOVERs unanswered during the %v probation, bound %s %v after it ended",
-				c.name, declined.Format("15:04:05.000"), len(discovers), probation, bound.addr, bound.at.Sub(until).Round(time.Millisecond))
+			var sinceACK time.Duration
+			if acks := h.sentSince(time.Time{}, dhcpv4.MessageTypeAck); len(acks) > 0 {
+				sinceACK = until.Add(-probation).Sub(acks[0].at)
+			}
+			t.Logf("%s: declined %v after its ACK, %d DISCOVERs unanswered during the %v probation, bound %s %v after it ended",
+				c.name, sinceACK.Round(time.Millisecond), len(discovers), probation, bound.addr, bound.at.Sub(until).Round(time.Millisecond))
+		})
+	}
+}
+
+// TestNetnsSpoofedDecline checks that a DECLINE sent in a bound client's
+// name by another host (from the client's segment, with the client's MAC
+// and address, as anyone who saw its broadcast REQUEST can) does not take
+// the client off the network, whenever it is sent: its next renewal is
+// ACKed, with no NAK in between. Right after the client's ACK the agent
+// accepts the DECLINE (a genuine one comes then) and the renewal, which a
+// genuine decliner never sends, lifts the probation; later, outside the
+// decline window, the agent refuses it. The clients: busybox udhcpc on a
+// 20 s lease (the lease of the reported attack), ISC dhclient on an 8 s
+// one, and dhclient restarted on its lease file after the DECLINE
+// (INIT-REBOOT: it asks to keep the address, which also disproves it).
+func TestNetnsSpoofedDecline(t *testing.T) {
+	requireNetns(t)
+	t.Parallel()
+	tests := []struct {
+		name   string
+		client string
+		lease  time.Duration
+		window time.Duration // the agent's decline window; 0: the default
+		// when: "ack" right after the agent's ACK; "mid" halfway to the
+		// client's first renewal; "restart": right after the ACK, then the
+		// client is restarted on its lease file.
+		when      string
+		wantLifts uint64 // 1: accepted and lifted by the renewal; 0: refused
+	}{
+		{"udhcpc, right after its ACK", "udhcpc", 20 * time.Second, 0, "ack", 1},
+		{"udhcpc, mid-lease, within the window", "udhcpc", 20 * time.Second, 0, "mid", 1},
+		{"udhcpc, mid-lease, after the window", "udhcpc", 20 * time.Second, 3 * time.Second, "mid", 0},
+		{"dhclient, right after its ACK", "dhclient", lifecycleLease, 0, "ack", 1},
+		{"dhclient restarted on its lease", "dhclient", lifecycleLease, 0, "restart", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			i := slices.IndexFunc(lifecycleClients, func(c lifecycleClient) bool { return c.name == tt.client })
+			c := lifecycleClients[i]
+			requireClient(t, c.args("", "", "")[0])
+			t.Parallel()
+			pool := labPool(labAllocated())
+			pool.Spec.LeaseTime = Duration(tt.lease)
+			opts := []Option{}
+			if tt.window > 0 {
+				opts = append(opts, WithDeclineWindow(tt.window))
+			}
+			h := startLifecycle(t, c, pool, opts...)
+			start := time.Now()
+			h.run(nil)
+			// The ACK that binds the client, as the spoofer sees it go by.
+			deadline := time.Now().Add(30 * time.Second)
+			for len(h.sentSince(start, dhcpv4.MessageTypeAck)) == 0 {
+				if time.Now().After(deadline) {
+					t.Fatal("no ACK within 30s")
+				}
+				time.Sleep(time.Millisecond)
+			}
+			acked := h.sentSince(start, dhcpv4.MessageTypeAck)[0].at
+			bound := h.next("bound", 30*time.Second)
+			if bound.addr != addrA.String() {
+				t.Fatalf("bound %s, want %s", bound.addr, addrA)
+			}
+			if tt.when == "mid" {
+				time.Sleep(time.Until(acked.Add(tt.lease / 4))) // T1 is half the lease
+			}
+			spoofed := time.Now()
+			sendDecline(t, h.pair, addrA)
+			if tt.when == "restart" {
+				h.stop() // the address stays configured, the lease file written
+				h.run(nil)
+			}
+			// The renewal (or the restarted client's REBOOT) after the spoof.
+			kind := "renew"
+			if tt.when == "restart" {
+				kind = "bound"
+			}
+			renewed := h.next(kind, 2*tt.lease)
+			if renewed.addr != addrA.String() {
+				t.Errorf("%s %s after the spoofed DECLINE, want %s", kind, renewed.addr, addrA)
+			}
+			if naks := h.sentSince(spoofed, dhcpv4.MessageTypeNak); len(naks) > 0 {
+				t.Errorf("NAKs after the spoofed DECLINE: %v", naks)
+			}
+			// The client's first REQUEST after the spoof is ACKed.
+			reqs := h.received(dhcpv4.MessageTypeRequest, spoofed, renewed.at)
+			if len(reqs) == 0 {
+				t.Fatalf("no REQUEST between the spoof and the %s", kind)
+			}
+			first := reqs[0].msg.TransactionID
+			var answered bool
+			for _, s := range h.sentSince(spoofed, dhcpv4.MessageTypeAck) {
+				if s.msg.TransactionID == first && s.yiaddr == addrA.String() {
+					answered = true
+				}
+			}
+			if !answered {
+				t.Errorf("the first REQUEST after the spoof (xid %s) got no ACK; sent %v", first, h.sends.all())
+			}
+			st := h.agent.Stats(time.Now())
+			if st.Declines != tt.wantLifts || st.Lifts != tt.wantLifts {
+				t.Errorf("%d DECLINEs accepted and %d lifted, want %d and %d", st.Declines, st.Lifts, tt.wantLifts, tt.wantLifts)
+			}
+			if _, held := h.agent.Probation().Holds(addrA, time.Now()); held {
+				t.Errorf("%s still on probation after the client asked to keep it", addrA)
+			}
+			t.Logf("%s: spoofed DECLINE %v after the ACK (%d accepted), client %s %s %v later on its first REQUEST",
+				tt.name, spoofed.Sub(acked).Round(time.Millisecond), st.Declines, kind, renewed.addr,
+				renewed.at.Sub(spoofed).Round(time.Millisecond))
 		})
 	}
 }

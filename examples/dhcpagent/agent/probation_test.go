@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"testing"
 	"time"
+
+	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
 // TestProbation checks when a declined address comes out of probation,
@@ -66,7 +68,7 @@ func TestProbation(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := NewProbation(tt.period)
 			for _, d := range tt.declines {
-				if got, want := p.Decline(d.addr, t0.Add(d.at)), t0.Add(d.at+tt.period); !got.Equal(want) {
+				if got, want := p.Decline(leasestore.MustParseMAC(macA), d.addr, t0.Add(d.at)), t0.Add(d.at+tt.period); !got.Equal(want) {
 					t.Errorf("Decline(%s) at +%v = %v, want %v", d.addr, d.at, got, want)
 				}
 			}
@@ -84,11 +86,11 @@ func TestProbation(t *testing.T) {
 func TestProbationLenForgets(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	p := NewProbation(time.Minute)
-	p.Decline(addrA, t0)
+	p.Decline(leasestore.MustParseMAC(macA), addrA, t0)
 	if got := p.Len(t0); got != 1 {
 		t.Errorf("Len after one decline = %d, want 1", got)
 	}
-	p.Decline(addrB, t0.Add(30*time.Second))
+	p.Decline(leasestore.MustParseMAC(macB), addrB, t0.Add(30*time.Second))
 	for _, c := range []struct {
 		at   time.Duration
 		want int

@@ -39,7 +39,11 @@ func ReplyWithTrim(req *dhcpv4.DHCPv4, store *leasestore.Store) (*dhcpv4.DHCPv4,
 //     nothing.
 //   - REQUEST that names the lease's address (requested IP address option in
 //     SELECTING and INIT-REBOOT, ciaddr in RENEWING and REBINDING): an ACK,
-//     or a NAK while the address is on probation.
+//     or a NAK while the address is on probation after another client's
+//     decline (or while t.Held holds it). While it is on probation after a
+//     decline in this client's own name, an ACK: a client that declined
+//     an address never asks to keep it, so the REQUEST shows that the
+//     decline was someone else's (the Agent then lifts the probation).
 //   - REQUEST that names any other address: a NAK (RFC 2131, section 4.3.2),
 //     which sends the client back to DISCOVER, where it is offered the
 //     lease's address. The agent never ACKs an address the client did not
@@ -100,6 +104,23 @@ func ReplyTo(req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
 // when s is nil: the one decision path of ReplyTo and of Handle, which
 // reuses s.
 func replyTo(s *replyScratch, req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
+	return decide(s, req, t, nil)
+}
+
+// ackNote is what the Agent learns from an ACK to a REQUEST (see
+// Agent.acked): the lease's address and MAC, whether the REQUEST bound
+// the address (ciaddr zero: SELECTING or INIT-REBOOT, after which a client
+// may probe and decline), and whether the address was on probation after
+// a decline in the client's own name.
+type ackNote struct {
+	addr       netip.Addr
+	mac        leasestore.MAC
+	binding    bool
+	ownDecline bool
+}
+
+// decide is replyTo, and fills ack (when not nil) for an ACK to a REQUEST.
+func decide(s *replyScratch, req *dhcpv4.DHCPv4, t Table, ack *ackNote) (*dhcpv4.DHCPv4, Trim, error) {
 	mac, err := client(req, t)
 	if err != nil {
 		return nil, Trim{}, err
@@ -139,11 +160,19 @@ func replyTo(s *replyScratch, req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim
 		case !known || asked != lease.Addr:
 			var text [64]byte
 			resp, trim = nak(s, req, server, notLeased(text[:0], asked, mac))
-		case t.held(asked):
+		case t.held(asked) && !t.declinedBy(asked, mac):
 			var text [64]byte
 			resp, trim = nak(s, req, server, onProbation(text[:0], asked))
 		default:
+			// Also when the address is on probation after a decline in
+			// this client's name: a client that declined an address never
+			// asks to keep it, so the REQUEST shows the decline was not
+			// its own.
 			resp, trim = grant(s, req, t, lease, dhcpv4.MessageTypeAck)
+			if ack != nil {
+				*ack = ackNote{addr: lease.Addr, mac: mac, binding: isZero4(req.ClientIPAddr)}
+				ack.ownDecline = t.probation != nil && t.held(asked)
+			}
 		}
 	default:
 		return nil, Trim{}, fmt.Errorf("%w: %s from %s", ErrMessageType, typ, mac)
@@ -327,6 +356,12 @@ func ipv4(ip net.IP) netip.Addr {
 		return netip.Addr{}
 	}
 	return netip.AddrFrom4([4]byte(ip4))
+}
+
+// isZero4 reports whether ip is absent or 0.0.0.0.
+func isZero4(ip net.IP) bool {
+	a := ipv4(ip)
+	return !a.IsValid() || a.IsUnspecified()
 }
 
 var limitedBroadcast = netip.AddrFrom4([4]byte{255, 255, 255, 255})

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+
+	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
 // replyAllocCases are the steady-state answers of the agent: the OFFER
@@ -43,7 +45,7 @@ func allocAgents(t testing.TB, now time.Time) []struct {
 	a      *Agent
 } {
 	held := newAgent(t, labPool(labAllocated()), quietLogger(), WithClock(func() time.Time { return now }))
-	held.Probation().Decline(netip.MustParseAddr("10.77.0.12"), now)
+	held.Probation().Decline(leasestore.MustParseMAC(macUnknown), netip.MustParseAddr("10.77.0.12"), now)
 	return []struct {
 		prefix string
 		a      *Agent

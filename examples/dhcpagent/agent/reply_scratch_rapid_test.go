@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"pgregory.net/rapid"
+
+	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
 // drawPool is the lab pool (macA at addrA, macB at addrB) with drawn
@@ -115,7 +117,7 @@ func TestReplyInScratchMatchesReplyTo(t *testing.T) {
 			t.Fatal(err)
 		}
 		if rapid.Bool().Draw(t, "addrA on probation") {
-			a.Probation().Decline(addrA, now)
+			a.Probation().Decline(leasestore.MustParseMAC(macA), addrA, now)
 		}
 		table := a.TableAt(now)
 		var s replyScratch

@@ -12,7 +12,7 @@ import (
 // every handler.
 type counters struct {
 	received, offers, acks, naks, drops, sendErrors atomic.Uint64
-	declines, releases, loads                       atomic.Uint64
+	declines, releases, loads, lifts                atomic.Uint64
 }
 
 func (c *counters) reply(typ dhcpv4.MessageType) {
@@ -33,6 +33,7 @@ type Stats struct {
 	Acks       uint64 // ACKs sent, those to an INFORM included
 	Naks       uint64 // NAKs sent
 	Declines   uint64 // DECLINEs accepted: an address went on probation
+	Lifts      uint64 // probations lifted: the client asked to keep the address declined in its name
 	Releases   uint64 // RELEASEs accepted
 	Drops      uint64 // messages that got no reply, and DECLINEs and RELEASEs that were not accepted
 	SendErrors uint64 // replies the socket refused
@@ -50,7 +51,7 @@ func (a *Agent) Stats(now time.Time) Stats {
 	c := &a.counters
 	s := Stats{
 		Received: c.received.Load(), Offers: c.offers.Load(), Acks: c.acks.Load(), Naks: c.naks.Load(),
-		Declines: c.declines.Load(), Releases: c.releases.Load(), Drops: c.drops.Load(),
+		Declines: c.declines.Load(), Lifts: c.lifts.Load(), Releases: c.releases.Load(), Drops: c.drops.Load(),
 		SendErrors: c.sendErrors.Load(), Loads: c.loads.Load(), OnProbation: a.probation.Len(now),
 	}
 	if v := a.table.Load(); v != nil {
@@ -61,7 +62,8 @@ func (a *Agent) Stats(now time.Time) Stats {
 
 // Summarize logs a summary line at level 0 every interval until ctx is
 // done, and returns ctx.Err(): the counts since the last line (received,
-// offers, acks, naks, declines, releases, drops, send errors) and the
+// offers, acks, naks, declines, probations lifted, releases, drops, send
+// errors) and the
 // table being served (pool, resourceVersion, leases, loads, addresses on
 // probation). It is how an operator sees the traffic without a line per
 // packet.
@@ -77,7 +79,7 @@ func (a *Agent) Summarize(ctx context.Context, interval time.Duration) error {
 			s := a.Stats(a.now())
 			a.log.Info("summary", "interval", interval.String(),
 				"received", s.Received-last.Received, "offers", s.Offers-last.Offers, "acks", s.Acks-last.Acks,
-				"naks", s.Naks-last.Naks, "declines", s.Declines-last.Declines, "releases", s.Releases-last.Releases,
+				"naks", s.Naks-last.Naks, "declines", s.Declines-last.Declines, "lifts", s.Lifts-last.Lifts, "releases", s.Releases-last.Releases,
 				"drops", s.Drops-last.Drops, "sendErrors", s.SendErrors-last.SendErrors,
 				"pool", s.Pool, "resourceVersion", s.ResourceVersion, "leases", s.Leases, "loads", s.Loads,
 				"onProbation", s.OnProbation)

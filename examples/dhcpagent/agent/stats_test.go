@@ -29,7 +29,7 @@ func handleMix(t *testing.T, a *Agent) {
 		renewing(t, macA, addrA2),
 		msg(t, macUnknown, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(netIP(addrA2))),
 		discover(t, macUnknown),
-		decline(t, macB, addrB),
+		decline(t, macA, addrA), // right after the ACK that bound it
 		msg(t, macA, dhcpv4.MessageTypeRelease, dhcpv4.WithClientIP(netIP(addrA))),
 	} {
 		a.Handle(conn, peer, m)
@@ -57,6 +57,9 @@ dhcpagent_leases 2
 # HELP dhcpagent_probation_addresses Declined addresses on probation.
 # TYPE dhcpagent_probation_addresses gauge
 dhcpagent_probation_addresses 1
+# HELP dhcpagent_probation_lifts_total Probations lifted: the client asked to keep the address declined in its name.
+# TYPE dhcpagent_probation_lifts_total counter
+dhcpagent_probation_lifts_total 0
 # HELP dhcpagent_received_total Client messages handled.
 # TYPE dhcpagent_received_total counter
 dhcpagent_received_total 7
@@ -108,9 +111,9 @@ func TestSummarize(t *testing.T) {
 	}
 	handleMix(t, a)
 
-	want := map[string]int{"received": 7, "offers": 1, "acks": 2, "naks": 1, "declines": 1, "releases": 1, "drops": 1, "sendErrors": 0}
-	line := regexp.MustCompile(`"summary" interval="20ms" received=(\d+) offers=(\d+) acks=(\d+) naks=(\d+) declines=(\d+) releases=(\d+) drops=(\d+) sendErrors=(\d+) pool="default/lab" resourceVersion="42" leases=2 loads=1 onProbation=1\n`)
-	names := []string{"received", "offers", "acks", "naks", "declines", "releases", "drops", "sendErrors"}
+	want := map[string]int{"received": 7, "offers": 1, "acks": 2, "naks": 1, "declines": 1, "lifts": 0, "releases": 1, "drops": 1, "sendErrors": 0}
+	line := regexp.MustCompile(`"summary" interval="20ms" received=(\d+) offers=(\d+) acks=(\d+) naks=(\d+) declines=(\d+) lifts=(\d+) releases=(\d+) drops=(\d+) sendErrors=(\d+) pool="default/lab" resourceVersion="42" leases=2 loads=1 onProbation=1\n`)
+	names := []string{"received", "offers", "acks", "naks", "declines", "lifts", "releases", "drops", "sendErrors"}
 	for {
 		got := map[string]int{}
 		for _, m := range line.FindAllStringSubmatch(logs.String(), -1) {

@@ -57,6 +57,17 @@ func (t Table) held(a netip.Addr) bool {
 	return t.Held != nil && t.Held(a)
 }
 
+// declinedBy reports whether a is on the Agent's probation after a
+// decline in mac's name. (t.Held does not say whose decline holds an
+// address: false for it.)
+func (t Table) declinedBy(a netip.Addr, mac leasestore.MAC) bool {
+	if t.probation == nil {
+		return false
+	}
+	by, ok := t.probation.DeclinedBy(a, t.at)
+	return ok && by == mac
+}
+
 // serverOf is t's server identifier, or the zero Addr.
 func serverOf(t Table) netip.Addr {
 	if t.Options == nil {
