@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/vmnetkit/vmnetkit/conditions"
 	"github.com/vmnetkit/vmnetkit/examples/internal/conflict"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
@@ -66,83 +65,16 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		}
 	}
 
-	st := v1alpha1.VMNetworkConfigStatus{ObservedGeneration: c.Generation, Conditions: c.Status.Conditions}
-	wait := false
-	var failure *conditions.Condition
-	fail := func(reason string, err error) {
-		if failure == nil {
-			failure = &conditions.Condition{Type: v1alpha1.ReadyType, Status: conditions.ConditionFalse, Reason: reason, Message: err.Error()}
-		}
+	outcomes, err := r.serve(ctx, c)
+	if err != nil {
+		return reconcile.Result{}, err
 	}
-
-	// Release what NICs that left the spec still hold.
-	for _, old := range c.Status.NICs {
-		if hasNIC(c.Spec.NICs, old) {
-			continue
-		}
-		if err := r.release(ctx, c, old.Pool, old.MAC); err != nil {
-			if !errors.Is(err, errPoolNotReady) {
-				return reconcile.Result{}, err
-			}
-			wait = true
-			fail(ReasonPoolNotReady, err)
-			st.NICs = append(st.NICs, old) // still held
-		}
+	p := planClaim(c.Generation, readyReason(c), outcomes)
+	if p.Event != "" {
+		r.events.Eventf(c, corev1.EventTypeWarning, p.Event, "%s", p.EventMessage)
 	}
-
-	for _, n := range c.Spec.NICs {
-		mac, want, err := parseNIC(n)
-		if err != nil {
-			fail(ReasonInvalidNIC, err)
-			continue
-		}
-		holder, err := r.otherHolder(ctx, c, n.Pool, mac, true)
-		if err != nil {
-			return reconcile.Result{}, err
-		}
-		if holder != "" {
-			wait = true // until the other claim lets go
-			fail(ReasonDuplicateMAC, fmt.Errorf("nic %s on pool %s: claim %s has it", mac, n.Pool, holder))
-			continue
-		}
-		addr, err := r.pools.allocate(ctx, poolKey(c, n.Pool), mac, want)
-		switch {
-		case errors.Is(err, errPoolNotReady):
-			wait = true
-			// A restart (or a paused pool) does not take an address away:
-			// keep what the status already reports until the pool can confirm it.
-			if old, ok := heldAddress(c, mac, n); ok {
-				st.NICs = append(st.NICs, old)
-				continue
-			}
-			fail(ReasonPoolNotReady, err)
-		case errors.Is(err, errPoolGone):
-			wait = true
-			fail(ReasonPoolNotFound, err)
-		case errors.Is(err, errCapacityLimited):
-			wait = true // until an address is released or the limit raised
-			if readyReason(c) != ReasonCapacityLimited {
-				r.events.Eventf(c, corev1.EventTypeWarning, ReasonCapacityLimited, "nic %s: %v", mac, err)
-			}
-			fail(ReasonCapacityLimited, err)
-		case ipam.IsExhausted(err) || ipam.IsConflict(err) || ipam.IsInputError(err):
-			wait = true // addresses may free up
-			fail(ReasonAllocationFailed, err)
-		case err != nil:
-			return reconcile.Result{}, err
-		default:
-			st.NICs = append(st.NICs, v1alpha1.NICStatus{MAC: mac, Pool: n.Pool, Address: addr.String()})
-		}
-	}
-
-	ready := conditions.Condition{Type: v1alpha1.ReadyType, Status: conditions.ConditionTrue, Reason: ReasonAllocated,
-		Message: fmt.Sprintf("%d NICs have their address", len(st.NICs))}
-	if failure != nil {
-		ready = *failure
-	}
-	ready.ObservedGeneration = c.Generation
-	st.Conditions, _ = kube.SetMeta(st.Conditions, ready, r.now())
-
+	st := v1alpha1.VMNetworkConfigStatus{ObservedGeneration: c.Generation, NICs: p.NICs, Conditions: c.Status.Conditions}
+	st.Conditions, _ = kube.SetMeta(st.Conditions, p.Ready, r.now())
 	if !equality.Semantic.DeepEqual(st, c.Status) {
 		c.Status = st
 		if err := r.client.Status().Update(ctx, c); err != nil {
@@ -150,11 +82,58 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		}
 	}
 	// One line per reconcile at -v 1 (controller-runtime's own start at 5).
-	log.FromContext(ctx).V(1).Info("claim reconciled", "ready", ready.Status, "reason", ready.Reason, "nics", len(st.NICs), "wait", wait)
-	if wait {
+	log.FromContext(ctx).V(1).Info("claim reconciled", "ready", p.Ready.Status, "reason", p.Ready.Reason, "nics", len(st.NICs), "wait", p.Wait)
+	if p.Wait {
 		return reconcile.Result{RequeueAfter: r.waiting}, nil
 	}
 	return reconcile.Result{}, nil
+}
+
+// serve releases what NICs that left the spec still hold and gives each NIC
+// of the spec its address, in that order, and returns what happened to
+// each for planClaim. An error of the API server is returned as is.
+func (r *claimReconciler) serve(ctx context.Context, c *v1alpha1.VMNetworkConfig) ([]nicOutcome, error) {
+	var out []nicOutcome
+	for _, old := range c.Status.NICs {
+		if hasNIC(c.Spec.NICs, old) {
+			continue
+		}
+		if err := r.release(ctx, c, old.Pool, old.MAC); err != nil {
+			if !errors.Is(err, errPoolNotReady) {
+				return nil, err
+			}
+			held := old
+			out = append(out, nicOutcome{Pool: old.Pool, MAC: old.MAC, Held: &held, Left: true, Err: err})
+		}
+	}
+	for _, n := range c.Spec.NICs {
+		mac, want, err := parseNIC(n)
+		if err != nil {
+			out = append(out, nicOutcome{Pool: n.Pool, MAC: n.MAC, Err: outcomeError{errInvalidNIC, err}})
+			continue
+		}
+		holder, err := r.otherHolder(ctx, c, n.Pool, mac, true)
+		if err != nil {
+			return nil, err
+		}
+		if holder != "" {
+			err := fmt.Errorf("nic %s on pool %s: claim %s has it", mac, n.Pool, holder)
+			out = append(out, nicOutcome{Pool: n.Pool, MAC: mac, Err: outcomeError{errDuplicateMAC, err}})
+			continue
+		}
+		addr, err := r.pools.allocate(ctx, poolKey(c, n.Pool), mac, want)
+		if err != nil && !isOutcome(err) {
+			return nil, err
+		}
+		o := nicOutcome{Pool: n.Pool, MAC: mac, Addr: addr, Err: err}
+		if errors.Is(err, errPoolNotReady) {
+			if old, ok := heldAddress(c, mac, n); ok {
+				o.Held = &old
+			}
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }
 
 // finalize releases every address the claim holds or may hold (its status
