@@ -11,7 +11,8 @@ import (
 // order (controller-runtime's rule, which kubectl users expect). It applies
 // -kube-api-qps and -kube-api-burst: a kubeconfig file alone would get
 // client-go's default of 5 requests a second, which holds a controller to
-// a claim or two a second whatever the API server can take.
+// a claim or two a second whatever the API server can take. Without
+// AddClientLimits (QPS 0, as the agent's Flags) the loaded limits stay.
 func (f *Flags) RESTConfig() (*rest.Config, error) {
 	var (
 		cfg *rest.Config
@@ -24,6 +25,9 @@ func (f *Flags) RESTConfig() (*rest.Config, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if f.QPS == 0 {
+		return cfg, nil
 	}
 	cfg.QPS, cfg.Burst = float32(f.QPS), f.Burst
 	if f.QPS > 0 && f.Burst <= 0 {

@@ -12,8 +12,8 @@ const Off = "0"
 // Register it with AddFlags (a controller) or the Add* functions one by
 // one (the agent, which takes only some), then read it after the flag set
 // is parsed. Make it with AddFlags or register it with its Add methods,
-// which set the defaults; a zero Flags (QPS 0) would be client-go's own
-// limit of 5 requests a second.
+// which set the defaults. A zero Flags is a kubeconfig found by the
+// default rule, every server off, the loaded client limits.
 type Flags struct {
 	Kubeconfig string  // -kubeconfig: "" resolves as RESTConfig says
 	QPS        float64 // -kube-api-qps: negative: no client-side limit
