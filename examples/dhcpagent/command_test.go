@@ -88,6 +88,11 @@ func TestRunServes(t *testing.T) {
 	serving := find(regexp.MustCompile(`"serving" addr="([^"]+)"`))[1]
 	metrics := find(regexp.MustCompile(`"metrics" addr="([^"]+)"`))[1]
 	probes := find(regexp.MustCompile(`"probes" addr="([^"]+)"`))[1]
+	find(regexp.MustCompile(`"socket receive buffer" asked=1048576 granted=[1-9]\d*`))
+	// Summarize counts from the totals it read when it started: on a busy
+	// machine its goroutine may start after the DISCOVER below was
+	// answered, and then no interval holds it. Its first line says it runs.
+	find(regexp.MustCompile(`"summary" interval="50ms"`))
 	for _, path := range []string{"/healthz", "/readyz"} {
 		// "serving" is logged just before the loop's first read: poll.
 		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
