@@ -37,9 +37,9 @@ func main() {
 }
 
 // flags holds the command line of capiipam: the flags every controller
-// command shares (manager.Flags) and its own.
+// command shares (command.Flags) and its own.
 type flags struct {
-	*manager.Flags
+	*command.Flags
 	epoch       string
 	concurrency int
 	logging     *command.Logging
@@ -89,9 +89,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 	}
-	// controller-runtime's logger is process-wide and keeps the first one set.
-	ctrl.SetLogger(f.logging.Logger())
-	mgr, err := manager.New(f.Flags, scheme, "vmnetkit-capiipam.ipam.vmnetkit.dev")
+	mgr, err := manager.New(f.Flags, scheme, "vmnetkit-capiipam.ipam.vmnetkit.dev", f.logging.Logger())
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,6 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
-	"github.com/vmnetkit/vmnetkit/examples/internal/manager"
 )
 
 func main() {
@@ -76,7 +75,7 @@ func main() {
 
 // config is the parsed command line.
 type config struct {
-	*manager.Flags           // -kubeconfig, -metrics-bind-address, -health-probe-bind-address
+	*command.Flags           // -kubeconfig, -metrics-bind-address, -health-probe-bind-address
 	pool, ippool             string
 	namespace, name          string
 	iface                    string
@@ -95,7 +94,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 			"Serves the DHCPv4 leases of one vmnetkit IPPool. Flags:\n")
 		fs.PrintDefaults()
 	}
-	c := &config{Flags: &manager.Flags{}}
+	c := &config{Flags: &command.Flags{}}
 	fs.StringVar(&c.pool, "pool", "", "read the IPPool from this JSON `file` (kubectl get ippool NAME -o json), reloaded as soon as it changes")
 	fs.StringVar(&c.ippool, "ippool", "", "watch this IPPool (`namespace/name`) in the API server instead of reading a file")
 	c.AddKubeconfig(fs)
@@ -187,7 +186,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	loop := &serveLoop{}
 	// The probes answer from the start: not ready while the first load
 	// and the bind are under way.
-	if addr, on := manager.BindAddress(c.ProbeAddr); on {
+	if addr, on := command.BindAddress(c.ProbeAddr); on {
 		bound, closeProbes, err := listenHTTP(addr, probeHandler(
 			func() error { return loop.alive(time.Now()) },
 			func() error { return ready(a, loop) }))
@@ -225,7 +224,7 @@ func serve(ctx context.Context, c *config, a *agent.Agent, loop *serveLoop, log 
 			log.Info("socket receive buffer", "asked", c.rcvbuf, "granted", granted)
 		}
 	}
-	if addr, on := manager.BindAddress(c.MetricsAddr); on {
+	if addr, on := command.BindAddress(c.MetricsAddr); on {
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(a.Collector())
 		mux := http.NewServeMux()

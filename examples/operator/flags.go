@@ -11,9 +11,9 @@ import (
 )
 
 // flags holds the command line of the operator: the flags every controller
-// command shares (manager.Flags) and its own.
+// command shares (command.Flags) and its own.
 type flags struct {
-	*manager.Flags
+	*command.Flags
 	epoch          string
 	concurrency    int
 	maxAllocations int

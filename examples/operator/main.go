@@ -47,9 +47,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := v1alpha1.AddToScheme(scheme); err != nil {
 		return err
 	}
-	// controller-runtime's logger is process-wide and keeps the first one set.
-	ctrl.SetLogger(f.logging.Logger())
-	mgr, err := manager.New(f.Flags, scheme, "vmnetkit-operator.network.vmnetkit.dev")
+	mgr, err := manager.New(f.Flags, scheme, "vmnetkit-operator.network.vmnetkit.dev", f.logging.Logger())
 	if err != nil {
 		return err
 	}

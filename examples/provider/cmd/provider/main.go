@@ -43,9 +43,9 @@ func main() {
 }
 
 // flags holds the command line of the provider: the flags every controller
-// command shares (manager.Flags) and its own.
+// command shares (command.Flags) and its own.
 type flags struct {
-	*manager.Flags
+	*command.Flags
 	policy      readiness.Policy
 	ignore      []netip.Prefix
 	concurrency int
@@ -107,9 +107,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := infrav1.AddToScheme(scheme); err != nil {
 		return err
 	}
-	// controller-runtime's logger is process-wide and keeps the first one set.
-	ctrl.SetLogger(f.logging.Logger())
-	mgr, err := manager.New(f.Flags, scheme, "vmnetkit-provider.infrastructure.vmnetkit.dev")
+	mgr, err := manager.New(f.Flags, scheme, "vmnetkit-provider.infrastructure.vmnetkit.dev", f.logging.Logger())
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package manager
+package command
 
 import (
 	"flag"
@@ -8,12 +8,13 @@ import (
 // Off is the value of an address flag that turns its server off.
 const Off = "0"
 
-// Flags is the command line a controller command shares with the others.
-// Register it with AddFlags (a controller) or the Add* functions one by
-// one (the agent, which takes only some), then read it after the flag set
-// is parsed. Make it with AddFlags or register it with its Add methods,
-// which set the defaults. A zero Flags is a kubeconfig found by the
-// default rule, every server off, the loaded client limits.
+// Flags is the command line the commands share: one spelling of each flag
+// across the operator, capiipam, the provider and the DHCP agent. Register
+// it with manager.AddFlags (a controller: all of them) or with its Add
+// methods one by one (the agent, which takes only some), which set the
+// defaults, then read it after the flag set is parsed. A zero Flags is a
+// kubeconfig found by the default rule, every server off, the loaded
+// client limits.
 type Flags struct {
 	Kubeconfig string  // -kubeconfig: "" resolves as RESTConfig says
 	QPS        float64 // -kube-api-qps: negative: no client-side limit
@@ -28,21 +29,6 @@ type Flags struct {
 	LeaderElectionNamespace string // -leader-election-namespace
 
 	Namespace string // -namespace: "" watches every namespace
-}
-
-// AddFlags registers on fs every flag of Flags, with the defaults every
-// controller command uses, and returns the Flags they fill in. what names
-// what one leader hands out or writes, for -leader-elect's help.
-func AddFlags(fs *flag.FlagSet, what string) *Flags {
-	f := &Flags{}
-	f.AddKubeconfig(fs)
-	f.AddClientLimits(fs)
-	f.AddMetrics(fs, true)
-	f.AddProbes(fs, "the informer caches are synced")
-	fs.BoolVar(&f.LeaderElect, "leader-elect", false, "elect a leader so that only one replica "+what+" (the others wait, ready)")
-	fs.StringVar(&f.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election Lease (default: the in-cluster namespace)")
-	fs.StringVar(&f.Namespace, "namespace", "", "watch only this namespace (default: all)")
-	return f
 }
 
 // AddKubeconfig registers -kubeconfig.
