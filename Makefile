@@ -10,18 +10,22 @@ test:
 
 # unit runs the tests that need no kube-apiserver/etcd, no network namespace
 # and no root: the root module, the kube module, and the examples packages
-# whose tests are pure (the shared command flags, the operator's API types,
-# the quickstart, the DHCP agent command's flag checks and run on loopback,
-# the capiipam command's flag checks). Not part of it: examples/operator and
-# examples/operator/controller, examples/capiipam/controller,
-# examples/provider and examples/internal/kubetest (they start kube-apiserver
-# and etcd), examples/dhcpagent/agent (network namespaces, as root). Fuzz
-# seeds run, fuzzing does not; no -race.
-UNIT_EXAMPLES = ./internal/command ./operator/api/... ./quickstart ./dhcpagent ./capiipam
+# whose tests are pure (the shared command flags and manager wiring, the
+# operator's API types, the quickstart, the DHCP agent command's flag checks,
+# probes and run on loopback, the capiipam and provider commands' flag checks
+# and Deployment-against-flags checks). Not part of it: UNIT_SKIP (the
+# manifest dry runs and run-as-role tests of the commands, against
+# kube-apiserver, and the agent's unprivileged run in network namespaces, as
+# root), examples/operator and examples/operator/controller,
+# examples/capiipam/controller, examples/provider and examples/internal/kubetest
+# (they start kube-apiserver and etcd), examples/dhcpagent/agent (network
+# namespaces, as root). Fuzz seeds run, fuzzing does not; no -race.
+UNIT_EXAMPLES = ./internal/command ./internal/conflict ./internal/manager ./operator/api/... ./quickstart ./dhcpagent ./capiipam ./provider/cmd/...
+UNIT_SKIP = ^(TestManifests|TestRunAsRole|TestUnprivileged)$$
 unit:
 	GOWORK=off go test -count=1 ./...
 	cd kube && GOWORK=off go test -count=1 ./...
-	cd examples && GOWORK=off go test -count=1 $(UNIT_EXAMPLES)
+	cd examples && GOWORK=off go test -count=1 -skip '$(UNIT_SKIP)' $(UNIT_EXAMPLES)
 
 # generate rewrites every generated file (deep copies, CRDs, the operator's
 # RBAC role) from the kubebuilder markers, with controller-gen at the version

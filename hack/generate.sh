@@ -11,6 +11,8 @@
 #   examples/capiipam/api/v1alpha1/zz_generated.deepcopy.go   deep copies
 #   examples/capiipam/config/crd/*.yaml                        VMNetIPPool, GlobalVMNetIPPool CRDs
 #   examples/capiipam/config/rbac/role.yaml                    the capiipam provider's ClusterRole
+#   examples/provider/config/rbac/role.yaml                    the machine provider's ClusterRole
+#   examples/dhcpagent/config/rbac/role.yaml                   the DHCP agent's ClusterRole
 #
 #   hack/generate.sh           rewrite those files in the working tree
 #   hack/generate.sh -check    change nothing; fail, showing the diff, when a
@@ -59,12 +61,20 @@ api operator/api/v1alpha1 operator/config/crd
 api provider/api/v1alpha1 provider/config/crd
 api capiipam/api/v1alpha1 capiipam/config/crd
 
-gen rbac:roleName=vmnetkit-operator paths=./operator/controller/... \
-	output:rbac:dir="$out/examples/operator/config/rbac"
-targets+=(examples/operator/config/rbac)
-gen rbac:roleName=vmnetkit-capiipam paths=./capiipam/controller/... \
-	output:rbac:dir="$out/examples/capiipam/config/rbac"
-targets+=(examples/capiipam/config/rbac)
+# role generates the ClusterRole $1 of one command into its config/rbac
+# ($2, relative to examples/) from the markers of the packages $3 (a
+# controller-gen paths list); the controllers' packages are read with
+# internal/manager, whose markers hold what the shared wiring needs (leader
+# election Lease, metrics authentication).
+role() {
+	gen rbac:roleName="$1" paths="$3" output:rbac:dir="$out/examples/$2"
+	targets+=("examples/$2")
+}
+role vmnetkit-operator operator/config/rbac "./operator/controller/...;./internal/manager"
+role vmnetkit-capiipam capiipam/config/rbac "./capiipam/controller/...;./internal/manager"
+role vmnetkit-provider provider/config/rbac "./provider;./internal/manager"
+# The DHCP agent is not a controller-runtime manager: its own markers only.
+role vmnetkit-dhcpagent dhcpagent/config/rbac ./dhcpagent
 
 # Every file that says controller-gen made it, and every package that asks
 # for deep copies, must be one this script generates: a new API package

@@ -7,7 +7,8 @@
 //	go run ./examples/capiipam -kubeconfig ~/.kube/config
 //
 // Without -kubeconfig it uses $KUBECONFIG, the in-cluster config, or
-// ~/.kube/config, in that order.
+// ~/.kube/config, in that order. config/ holds the manifests to run it in a
+// cluster (Namespace, ServiceAccount, RBAC, Deployment with probes).
 package main
 
 import (
@@ -19,11 +20,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
@@ -31,6 +28,7 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
+	"github.com/vmnetkit/vmnetkit/examples/internal/manager"
 )
 
 func main() {
@@ -38,27 +36,50 @@ func main() {
 	os.Exit(command.ExitCode("capiipam", err, os.Stderr))
 }
 
-// run parses args, starts the manager and blocks until ctx is done.
-func run(ctx context.Context, args []string, stderr io.Writer) error {
+// flags holds the command line of capiipam: the flags every controller
+// command shares (command.Flags) and its own.
+type flags struct {
+	*command.Flags
+	epoch       string
+	concurrency int
+	logging     *command.Logging
+}
+
+// parseFlags parses capiipam's command line. Its usage (for -h) and parse
+// errors go to stderr; -h returns flag.ErrHelp.
+func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs := flag.NewFlagSet("capiipam", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var (
-		kubeconfig      = fs.String("kubeconfig", "", "path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
-		metricsAddr     = fs.String("metrics-bind-address", "0", `address the metrics endpoint binds to, such as ":8080"; "0" turns it off`)
-		probeAddr       = fs.String("health-probe-bind-address", "0", `address the /healthz and /readyz endpoints bind to; "0" turns them off`)
-		leaderElect     = fs.Bool("leader-elect", false, "elect a leader so that only one replica hands out addresses")
-		leaderNamespace = fs.String("leader-election-namespace", "", "namespace of the leader election lease (default: the in-cluster namespace)")
-		namespace       = fs.String("namespace", "", "watch only this namespace (default: all)")
-		epoch           = fs.String("epoch", "", "this process's cache epoch (default: random; set only in tests)")
-		concurrency     = fs.Int("concurrent-claims", 8, "IPAddressClaims reconciled at once")
-		qps             = fs.Float64("kube-api-qps", -1, "client-side limit of API requests a second; negative: none (the API server's priority and fairness limits)")
-		burst           = fs.Int("kube-api-burst", 0, "client-side burst of API requests above -kube-api-qps (default: twice it)")
-	)
-	logging := command.AddLoggingFlags(fs, stderr)
+	f := &flags{Flags: manager.AddFlags(fs, "hands out addresses")}
+	fs.StringVar(&f.epoch, "epoch", "", "this process's cache epoch (default: random; set only in tests)")
+	fs.IntVar(&f.concurrency, "concurrent-claims", 8, "IPAddressClaims reconciled at once")
+	f.logging = command.AddLoggingFlags(fs, stderr)
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if f.concurrency <= 0 {
+		return nil, fmt.Errorf("-concurrent-claims=%d: must be positive", f.concurrency)
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// setupOptions are the controller options run starts from; the flags fill
+// in the rest. Tests that call run more than once in a process set
+// SkipNameValidation.
+var setupOptions controller.Options
+
+// run parses args, starts the manager and blocks until ctx is done.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	f, err := parseFlags(args, stderr)
+	if err != nil {
 		return err
 	}
-
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		return err
@@ -68,59 +89,16 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			return err
 		}
 	}
-	cfg, err := restConfig(*kubeconfig, float32(*qps), *burst)
-	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
-	}
-	opts := ctrl.Options{
-		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: *metricsAddr},
-		HealthProbeBindAddress:  *probeAddr,
-		LeaderElection:          *leaderElect,
-		LeaderElectionID:        "vmnetkit-capiipam.ipam.vmnetkit.dev",
-		LeaderElectionNamespace: *leaderNamespace,
-		// Stop handing out addresses as soon as leadership is lost.
-		LeaderElectionReleaseOnCancel: true,
-	}
-	if *namespace != "" {
-		opts.Cache.DefaultNamespaces = map[string]cache.Config{*namespace: {}}
-	}
-	// controller-runtime's logger is process-wide and keeps the first one set.
-	ctrl.SetLogger(logging.Logger())
-	mgr, err := ctrl.NewManager(cfg, opts)
-	if err != nil {
-		return fmt.Errorf("manager: %w", err)
-	}
-	ep, err := controller.Setup(mgr, controller.Options{Epoch: *epoch, MaxConcurrentClaims: *concurrency})
+	mgr, err := manager.New(f.Flags, scheme, "vmnetkit-capiipam.ipam.vmnetkit.dev", f.logging.Logger())
 	if err != nil {
 		return err
 	}
-	ctrl.Log.WithName("capiipam").Info("starting", "epoch", ep, "leaderElection", *leaderElect)
-	return mgr.Start(ctx)
-}
-
-// restConfig loads the kubeconfig at path (or, when path is empty,
-// $KUBECONFIG, the in-cluster config, ~/.kube/config) with a client-side
-// limit of qps requests a second, and burst above it (0: 2*qps); a
-// negative qps sets none. A kubeconfig file alone would get client-go's
-// default of 5 requests a second, and a claim costs five: the provider
-// would settle one claim a second, whatever the API server can take.
-func restConfig(path string, qps float32, burst int) (*rest.Config, error) {
-	var (
-		cfg *rest.Config
-		err error
-	)
-	if path != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", path)
-	} else {
-		cfg, err = ctrl.GetConfig()
-	}
+	copts := setupOptions
+	copts.Epoch, copts.MaxConcurrentClaims = f.epoch, f.concurrency
+	ep, err := controller.Setup(mgr, copts)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	cfg.QPS, cfg.Burst = qps, burst
-	if qps > 0 && burst <= 0 {
-		cfg.Burst = int(2 * qps)
-	}
-	return cfg, nil
+	ctrl.Log.WithName("capiipam").Info("starting", "epoch", ep, "leaderElection", f.LeaderElect, "metricsSecure", f.MetricsSecure)
+	return mgr.Start(ctx)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,57 +39,3 @@ func TestRunFlags(t *testing.T) {
 		})
 	}
 }
-
-// TestRestConfig: the client-side limit is what the flags say, whether the
-// kubeconfig comes from -kubeconfig or $KUBECONFIG; by default there is
-// none, not client-go's 5 requests a second.
-func TestRestConfig(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("KUBECONFIG", path)
-	tests := []struct {
-		name      string
-		path      string
-		qps       float32
-		burst     int
-		wantQPS   float32
-		wantBurst int
-	}{
-		{name: "flag, default: no limit", path: path, qps: -1, wantQPS: -1},
-		{name: "env, default: no limit", qps: -1, wantQPS: -1},
-		{name: "flag, qps only", path: path, qps: 50, wantQPS: 50, wantBurst: 100},
-		{name: "env, qps and burst", qps: 50, burst: 60, wantQPS: 50, wantBurst: 60},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := restConfig(tt.path, tt.qps, tt.burst)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if cfg.Host != "https://127.0.0.1:6443" || cfg.QPS != tt.wantQPS || cfg.Burst != tt.wantBurst {
-				t.Errorf("restConfig(%q, %v, %d) = host %q QPS %v Burst %d, want host https://127.0.0.1:6443 QPS %v Burst %d",
-					tt.path, tt.qps, tt.burst, cfg.Host, cfg.QPS, cfg.Burst, tt.wantQPS, tt.wantBurst)
-			}
-		})
-	}
-}
-
-const kubeconfig = `apiVersion: v1
-kind: Config
-clusters:
-- name: test
-  cluster:
-    server: https://127.0.0.1:6443
-users:
-- name: test
-  user:
-    token: test
-contexts:
-- name: test
-  context:
-    cluster: test
-    user: test
-current-context: test
-`

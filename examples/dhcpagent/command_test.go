@@ -44,7 +44,8 @@ const testPool = `{
 }`
 
 // TestRunServes runs the command on loopback (an unprivileged port; no
-// interface binding): it loads the pool file, reports the receive buffer
+// interface binding): it loads the pool file, answers its probes,
+// reports the receive buffer
 // the kernel granted, answers a DISCOVER, serves the metrics, logs a
 // summary and no per-packet line at the default verbosity, and stops
 // cleanly when its context ends.
@@ -58,7 +59,7 @@ func TestRunServes(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"-pool", path, "-listen", "127.0.0.1:0", "-metrics-bind-address", "127.0.0.1:0",
-			"-summary", "50ms", "-rcvbuf", "1048576"}, &stderr)
+			"-health-probe-bind-address", "127.0.0.1:0", "-summary", "50ms", "-rcvbuf", "1048576"}, &stderr)
 	}()
 	defer func() {
 		cancel()
@@ -86,7 +87,29 @@ func TestRunServes(t *testing.T) {
 	}
 	serving := find(regexp.MustCompile(`"serving" addr="([^"]+)"`))[1]
 	metrics := find(regexp.MustCompile(`"metrics" addr="([^"]+)"`))[1]
+	probes := find(regexp.MustCompile(`"probes" addr="([^"]+)"`))[1]
 	find(regexp.MustCompile(`"socket receive buffer" asked=1048576 granted=[1-9]\d*`))
+	// Summarize counts from the totals it read when it started: on a busy
+	// machine its goroutine may start after the DISCOVER below was
+	// answered, and then no interval holds it. Its first line says it runs.
+	find(regexp.MustCompile(`"summary" interval="50ms"`))
+	for _, path := range []string{"/healthz", "/readyz"} {
+		// "serving" is logged just before the loop's first read: poll.
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			resp, err := http.Get("http://" + probes + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && string(b) == "ok\n" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("GET %s = %d %q, want 200 \"ok\\n\" within 5s of serving", path, resp.StatusCode, b)
+			}
+		}
+	}
 
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
@@ -172,7 +195,9 @@ func TestRunCPUProfile(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	if err := run(ctx, []string{"-pool", path, "-listen", "127.0.0.1:0", "-summary", "0", "-cpuprofile", prof}, io.Discard); err != nil {
+	// "" turns the metrics server off, as "0" does (the former spelling).
+	if err := run(ctx, []string{"-pool", path, "-listen", "127.0.0.1:0", "-summary", "0", "-cpuprofile", prof,
+		"-metrics-bind-address", "", "-health-probe-bind-address", "0"}, io.Discard); err != nil {
 		t.Fatalf("run = %v, want nil when its context ends", err)
 	}
 	b, err := os.ReadFile(prof)

@@ -12,18 +12,27 @@
 // -o json): the file's directory is watched with inotify, so a change, or
 // a new file renamed over it, is loaded at once; -poll is a slow fallback
 // check for file systems that send no events. With -ippool, the IPPool
-// itself from the API server (-kubeconfig, or the in-cluster config when
-// it is empty): an informer restricted to that one object swaps the table
-// on every change, without polling, and each DECLINE is also recorded as
-// a Warning event (reason AddressDeclined) on the IPPool. The agent needs
-// get, list and watch on ippools.network.vmnetkit.dev and create and patch
-// on events.
+// itself from the API server (-kubeconfig, or without it $KUBECONFIG, the
+// in-cluster config, ~/.kube/config, in that order): an informer
+// restricted to that one object swaps the table on every change, without
+// polling, and each DECLINE is also recorded as a Warning event (reason
+// AddressDeclined) on the IPPool. The agent needs get, list and watch on
+// ippools.network.vmnetkit.dev and create and patch on events
+// (config/rbac/role.yaml, generated from rbac.go).
 //
-// Run it with -h for the flags. Binding port 67 and an interface needs
-// root or CAP_NET_BIND_SERVICE and CAP_NET_RAW; a receive buffer larger
-// than net.core.rmem_max needs CAP_NET_ADMIN (the agent logs what the
-// kernel granted). The first load must succeed; later bad versions of the
-// pool are logged and the last good table keeps being served.
+// Run it with -h for the flags. Binding port 67 needs root,
+// CAP_NET_BIND_SERVICE or, in its own network namespace, the namespaced
+// sysctl net.ipv4.ip_unprivileged_port_start=67 (what config/manager
+// sets). -iface (SO_BINDTODEVICE on a socket not yet bound) needs no
+// capability on Linux 5.7 and later. A receive buffer larger than
+// net.core.rmem_max needs CAP_NET_ADMIN (the agent logs what the kernel
+// granted). The first load must succeed; later bad versions of the pool
+// are logged and the last good table keeps being served.
+//
+// With -health-probe-bind-address, /readyz answers 200 once a lease table
+// is loaded and the serve loop runs, /healthz while the serve loop is not
+// stuck on one request; with -metrics-bind-address, /metrics serves the
+// agent's counters (plain HTTP: they hold no secret).
 //
 // At the default verbosity it logs what an operator acts on: table swaps
 // and their plans, problems, declines, releases, and a summary every
@@ -52,7 +61,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
@@ -67,13 +75,13 @@ func main() {
 
 // config is the parsed command line.
 type config struct {
-	pool, kubeconfig, ippool string
+	*command.Flags           // -kubeconfig, -metrics-bind-address, -health-probe-bind-address
+	pool, ippool             string
 	namespace, name          string
 	iface                    string
 	listen                   *net.UDPAddr
 	poll, probation, summary time.Duration
 	rcvbuf                   int
-	metricsAddr              string
 	cpuProfile               string
 	logger                   logr.Logger
 }
@@ -86,17 +94,18 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 			"Serves the DHCPv4 leases of one vmnetkit IPPool. Flags:\n")
 		fs.PrintDefaults()
 	}
-	c := &config{}
+	c := &config{Flags: &command.Flags{}}
 	fs.StringVar(&c.pool, "pool", "", "read the IPPool from this JSON `file` (kubectl get ippool NAME -o json), reloaded as soon as it changes")
 	fs.StringVar(&c.ippool, "ippool", "", "watch this IPPool (`namespace/name`) in the API server instead of reading a file")
-	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "the kubeconfig `file` for -ippool; empty: the in-cluster config")
+	c.AddKubeconfig(fs)
 	fs.StringVar(&c.iface, "iface", "", "serve only this network `interface` (SO_BINDTODEVICE); empty: every interface")
 	listen := fs.String("listen", "0.0.0.0:67", "the UDP `address` to listen on")
 	fs.DurationVar(&c.poll, "poll", 30*time.Second, "with -pool: also check the file this often, a fallback for file systems that send no inotify events")
 	fs.DurationVar(&c.probation, "probation", agent.DefaultProbation, "how long an address a client declined (DHCPDECLINE: another host uses it) is not offered again; 0: not held back")
 	fs.DurationVar(&c.summary, "summary", time.Minute, "log a summary of the traffic this often; 0: never")
 	fs.IntVar(&c.rcvbuf, "rcvbuf", 4<<20, "the socket receive buffer to ask for, in `bytes` (SO_RCVBUF, so that bursts wait rather than drop); 0: the kernel's default")
-	fs.StringVar(&c.metricsAddr, "metrics-bind-address", "", "serve Prometheus metrics at /metrics on this `address` (e.g. :9367); empty: no metrics server")
+	c.AddMetrics(fs, false)
+	c.AddProbes(fs, "a lease table is loaded from the pool and the serve loop runs; /healthz: the serve loop is not stuck")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a Go CPU profile (runtime/pprof) of the whole run to this `file`, for performance work; empty: none")
 	logging := command.AddLoggingFlags(fs, stderr)
 	if err := fs.Parse(args); err != nil {
@@ -110,7 +119,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 		return nil, errors.New("-pool or -ippool is required")
 	case c.pool != "" && c.ippool != "":
 		return nil, errors.New("-pool and -ippool exclude each other")
-	case c.kubeconfig != "" && c.ippool == "":
+	case c.Kubeconfig != "" && c.ippool == "":
 		return nil, errors.New("-kubeconfig needs -ippool")
 	}
 	if c.ippool != "" {
@@ -152,14 +161,16 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	defer cancel()
 
 	opts := []agent.Option{agent.WithLogger(log), agent.WithProbation(c.probation)}
-	var watch *agent.IPPoolWatch
+	var (
+		watch *agent.IPPoolWatch
+		dc    dynamic.Interface
+	)
 	if c.ippool != "" {
-		rc, err := clientcmd.BuildConfigFromFlags("", c.kubeconfig)
+		rc, err := c.RESTConfig()
 		if err != nil {
 			return fmt.Errorf("kubeconfig: %w", err)
 		}
-		dc, err := dynamic.NewForConfig(rc)
-		if err != nil {
+		if dc, err = dynamic.NewForConfig(rc); err != nil {
 			return err
 		}
 		kc, err := kubernetes.NewForConfig(rc)
@@ -170,23 +181,37 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		defer stopEvents()
 		opts = append(opts, agent.WithDeclineHook(agent.DeclineEvents(
 			func() *unstructured.Unstructured { return watch.Latest() }, recorder)))
-		a := agent.New(nil, opts...)
+	}
+	a := agent.New(nil, opts...)
+	loop := &serveLoop{}
+	// The probes answer from the start: not ready while the first load
+	// and the bind are under way.
+	if addr, on := command.BindAddress(c.ProbeAddr); on {
+		bound, closeProbes, err := listenHTTP(addr, probeHandler(
+			func() error { return loop.alive(time.Now()) },
+			func() error { return ready(a, loop) }))
+		if err != nil {
+			return fmt.Errorf("-health-probe-bind-address %q: %w", c.ProbeAddr, err)
+		}
+		defer closeProbes()
+		log.Info("probes", "addr", bound)
+	}
+	if c.ippool != "" {
 		watch = agent.NewIPPoolWatch(a, dc, c.namespace, c.name)
 		if err := watch.Run(ctx); err != nil {
 			return err
 		}
-		return serve(ctx, c, a, log, nil)
+		return serve(ctx, c, a, loop, log, nil)
 	}
-	a := agent.New(nil, opts...)
 	if _, err := a.LoadFile(c.pool); err != nil {
 		return err
 	}
-	return serve(ctx, c, a, log, func(ctx context.Context) { a.Watch(ctx, c.pool, c.poll) })
+	return serve(ctx, c, a, loop, log, func(ctx context.Context) { a.Watch(ctx, c.pool, c.poll) })
 }
 
 // serve binds the socket and answers on it until ctx is done, with the
 // pool source, the summary and the metrics server beside it.
-func serve(ctx context.Context, c *config, a *agent.Agent, log logr.Logger, source func(context.Context)) error {
+func serve(ctx context.Context, c *config, a *agent.Agent, loop *serveLoop, log logr.Logger, source func(context.Context)) error {
 	conn, err := agent.Listen(c.iface, c.listen.AddrPort())
 	if err != nil {
 		return fmt.Errorf("listen on %s (interface %q): %w", c.listen, c.iface, err)
@@ -199,20 +224,18 @@ func serve(ctx context.Context, c *config, a *agent.Agent, log logr.Logger, sour
 			log.Info("socket receive buffer", "asked", c.rcvbuf, "granted", granted)
 		}
 	}
-	if c.metricsAddr != "" {
+	if addr, on := command.BindAddress(c.MetricsAddr); on {
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(a.Collector())
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		ln, err := net.Listen("tcp", c.metricsAddr)
+		bound, closeMetrics, err := listenHTTP(addr, mux)
 		if err != nil {
 			conn.Close()
-			return fmt.Errorf("-metrics-bind-address %q: %w", c.metricsAddr, err)
+			return fmt.Errorf("-metrics-bind-address %q: %w", c.MetricsAddr, err)
 		}
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-		go srv.Serve(ln)
-		defer srv.Close()
-		log.Info("metrics", "addr", ln.Addr().String())
+		defer closeMetrics()
+		log.Info("metrics", "addr", bound)
 	}
 	if source != nil {
 		go source(ctx)
@@ -220,5 +243,6 @@ func serve(ctx context.Context, c *config, a *agent.Agent, log logr.Logger, sour
 	if c.summary > 0 {
 		go a.Summarize(ctx, c.summary)
 	}
-	return a.Serve(ctx, conn)
+	defer loop.stop()
+	return a.Serve(ctx, loop.wrap(conn))
 }

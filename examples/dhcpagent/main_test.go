@@ -62,7 +62,7 @@ func TestHelp(t *testing.T) {
 	}
 	help := stderr.String()
 	for _, flag := range []string{"-pool", "-ippool", "-kubeconfig", "-iface", "-listen", "-poll", "-probation",
-		"-summary", "-rcvbuf", "-metrics-bind-address", "-v", "-vmodule"} {
+		"-summary", "-rcvbuf", "-metrics-bind-address", "-health-probe-bind-address", "-v", "-vmodule"} {
 		if !strings.Contains(help, "\n  "+flag+" ") && !strings.Contains(help, "\n  "+flag+"\n") {
 			t.Errorf("help does not describe %s:\n%s", flag, help)
 		}

@@ -6,23 +6,18 @@ import (
 	"io"
 
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
+	"github.com/vmnetkit/vmnetkit/examples/internal/manager"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 )
 
-// flags holds the command line of the operator.
+// flags holds the command line of the operator: the flags every controller
+// command shares (command.Flags) and its own.
 type flags struct {
-	kubeconfig      string
-	metricsAddr     string
-	metricsSecure   bool
-	metricsCertDir  string
-	probeAddr       string
-	leaderElect     bool
-	leaderNamespace string
-	namespace       string
-	epoch           string
-	concurrency     int
-	maxAllocations  int
-	logging         *command.Logging
+	*command.Flags
+	epoch          string
+	concurrency    int
+	maxAllocations int
+	logging        *command.Logging
 }
 
 // parseFlags parses the operator's command line. Its usage (for -h) and
@@ -30,15 +25,7 @@ type flags struct {
 func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := &flags{}
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
-	fs.StringVar(&f.metricsAddr, "metrics-bind-address", "0", `address the Prometheus metrics endpoint (/metrics) binds to, such as ":8443"; "0" turns it off`)
-	fs.BoolVar(&f.metricsSecure, "metrics-secure", true, "serve /metrics over HTTPS and only to callers the API server authenticates (TokenReview) and authorizes for GET /metrics (SubjectAccessReview); false serves plain HTTP to anyone")
-	fs.StringVar(&f.metricsCertDir, "metrics-cert-dir", "", "folder holding tls.crt and tls.key for -metrics-secure (default: a self-signed certificate made at start)")
-	fs.StringVar(&f.probeAddr, "health-probe-bind-address", "0", `address /healthz (liveness: the process serves HTTP) and /readyz (readiness: the informer caches are synced) bind to, such as ":8081"; "0" turns them off`)
-	fs.BoolVar(&f.leaderElect, "leader-elect", false, "elect a leader so that only one replica hands out addresses")
-	fs.StringVar(&f.leaderNamespace, "leader-election-namespace", "", "namespace of the leader election lease (default: the in-cluster namespace)")
-	fs.StringVar(&f.namespace, "namespace", "", "watch only this namespace (default: all)")
+	f := &flags{Flags: manager.AddFlags(fs, "hands out addresses")}
 	fs.StringVar(&f.epoch, "epoch", "", "this process's cache epoch, written to each pool's status.cacheEpoch (default: random; set only in tests)")
 	fs.IntVar(&f.concurrency, "concurrent-claims", 8, "VMNetworkConfigs reconciled at once")
 	fs.IntVar(&f.maxAllocations, "max-allocations-per-pool", controller.DefaultMaxAllocations,
@@ -54,6 +41,9 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	}
 	if f.maxAllocations <= 0 {
 		return nil, fmt.Errorf("-max-allocations-per-pool=%d: must be positive", f.maxAllocations)
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
 	}
 	return f, nil
 }

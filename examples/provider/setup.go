@@ -19,6 +19,13 @@ import (
 // hostnameField indexes VMMachines by [Hostname], to find a Node's machines.
 const hostnameField = "vmnetkit.hostname"
 
+// The permissions the reconciler needs (config/rbac/role.yaml is generated
+// from these markers and those of the command's manager wiring):
+//
+// +kubebuilder:rbac:groups=infrastructure.vmnetkit.dev,resources=vmmachines,verbs=get;list;watch
+// +kubebuilder:rbac:groups=infrastructure.vmnetkit.dev,resources=vmmachines/status,verbs=get;update
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+
 // SetupWithManager registers the reconciler with a manager: it watches
 // VMMachines, and Nodes whose addresses change (a Node that appears late
 // completes a pending DHCP NIC). opts is passed to the controller as is.

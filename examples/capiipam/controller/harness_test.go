@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -62,20 +60,8 @@ func apiServer(t testing.TB) *rest.Config {
 // built with (in the module cache), so the tests install exactly the
 // schema of the Go types they use.
 func clusterAPICRDs() ([]string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
-	if err != nil {
-		return nil, fmt.Errorf("find the sigs.k8s.io/cluster-api module: go list -m: %w", err)
-	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "bases")
-	var files []string
-	for _, f := range []string{"ipam.cluster.x-k8s.io_ipaddressclaims.yaml", "ipam.cluster.x-k8s.io_ipaddresses.yaml", "cluster.x-k8s.io_clusters.yaml"} {
-		p := filepath.Join(dir, f)
-		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("Cluster API CRD: %w", err)
-		}
-		files = append(files, p)
-	}
-	return files, nil
+	return kubetest.ModuleCRDs("sigs.k8s.io/cluster-api", "ipam.cluster.x-k8s.io_ipaddressclaims.yaml",
+		"ipam.cluster.x-k8s.io_ipaddresses.yaml", "cluster.x-k8s.io_clusters.yaml")
 }
 
 var scheme = kubetest.NewScheme(v1alpha1.AddToScheme, ipamv1.AddToScheme, clusterv1.AddToScheme)

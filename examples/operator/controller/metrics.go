@@ -8,12 +8,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
-// The metrics-auth permissions -metrics-secure needs (the authn/authz filter
-// of controller-runtime reviews every scrape's token with the API server):
-//
-// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
-// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
-
 // poolLabels are the labels of every per-pool metric: the IPPool's namespace
 // and name.
 var poolLabels = []string{"namespace", "pool"}

@@ -59,7 +59,6 @@ type Options struct {
 // +kubebuilder:rbac:groups=network.vmnetkit.dev,resources=vmnetworkconfigs,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=network.vmnetkit.dev,resources=vmnetworkconfigs/status,verbs=get;update
 // +kubebuilder:rbac:groups=network.vmnetkit.dev,resources=vmnetworkconfigs/finalizers,verbs=update
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
 // Setup registers the IPPool and VMNetworkConfig reconcilers with mgr and
