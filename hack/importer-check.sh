@@ -35,7 +35,13 @@ export LC_ALL=C # sort and join agree on the order
 # below, so that raising the bridge's minimum without this pin fails here.
 cr=v0.18.0
 importer_go=go1.23.0
-version=v0.1.0
+# The simulated release is v0.1.0 with the working tree's content hash as a
+# pre-release: the go command takes a module version's content as fixed (its
+# build cache may reuse what it compiled for the same version), so a
+# different tree must never come under a version an earlier run used.
+version=v0.1.0-check.$( (git ls-files -co --exclude-standard | LC_ALL=C sort | while IFS= read -r f; do
+	[ -f "$f" ] && sha256sum "$f"
+done) | sha256sum | cut -c1-12)
 core=github.com/vmnetkit/vmnetkit
 bridge=$core/kube
 
