@@ -268,7 +268,7 @@ func TestStatusTooLarge(t *testing.T) {
 		t.Errorf("CapacityLimited = %s/%s %q, want reason %s", cond.Status, cond.Reason, cond.Message, controller.ReasonStatusTooLarge)
 	}
 	var ready, waiting int
-	eventually(t, 60*time.Second, "every claim Ready or waiting with CapacityLimited", func() (bool, string) {
+	eventually(t, 2*time.Minute, "every claim Ready or waiting with CapacityLimited", func() (bool, string) {
 		ready, waiting = 0, 0
 		var other []string
 		for i := range claims {
