@@ -63,6 +63,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 )
 
@@ -212,12 +213,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 // serve binds the socket and answers on it until ctx is done, with the
 // pool source, the summary and the metrics server beside it.
 func serve(ctx context.Context, c *config, a *agent.Agent, loop *serveLoop, log logr.Logger, source func(context.Context)) error {
-	conn, err := agent.Listen(c.iface, c.listen.AddrPort())
+	conn, err := udpsocket.Listen(c.iface, c.listen.AddrPort())
 	if err != nil {
 		return fmt.Errorf("listen on %s (interface %q): %w", c.listen, c.iface, err)
 	}
 	if c.rcvbuf > 0 {
-		granted, err := agent.SetReceiveBuffer(conn, c.rcvbuf)
+		granted, err := udpsocket.SetReceiveBuffer(conn, c.rcvbuf)
 		if err != nil {
 			log.Error(err, "socket receive buffer", "asked", c.rcvbuf, "granted", granted)
 		} else {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
-	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -88,7 +87,7 @@ type Decline struct {
 
 // New returns an Agent with no table (it answers nobody until a load),
 // configured by opts, logging to log's handler: what an operator acts on
-// at slog.LevelInfo, one line per packet at command.Debug (slog level -1,
+// at slog.LevelInfo, one line per packet at packetLevel (slog level -1,
 // through logr.FromSlogHandler). A nil log discards, unless WithLogger
 // gives a logr.Logger, as the commands do.
 func New(log *slog.Logger, opts ...Option) *Agent {
@@ -103,7 +102,7 @@ func New(log *slog.Logger, opts ...Option) *Agent {
 }
 
 // WithLogger logs to l instead of New's slog.Logger: what an operator
-// acts on at level 0, one line per packet at l.V(command.Debug).
+// acts on at level 0, one line per packet at l.V(packetLevel).
 func WithLogger(l logr.Logger) Option {
 	return func(a *Agent) { a.log = l }
 }
@@ -365,7 +364,7 @@ func (v *version) report(log logr.Logger, req *dhcpv4.DHCPv4, trim Trim) {
 // clientText), and is passed to the decline hook; an accepted RELEASE is
 // logged at level 0. Those level-0 lines are limited to logBurst a minute
 // of each kind; the summary counts them all. Every reply, and every
-// message that gets none and why, is logged at command.Debug.
+// message that gets none and why, is logged at packetLevel.
 // A NAK that cannot be sent to ciaddr is broadcast instead.
 func (a *Agent) Handle(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
 	w, ok := conn.(replyWriter)
@@ -404,8 +403,8 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 	resp, err := a.respondIn(scratch, m, now)
 	if err != nil {
 		a.counters.drops.Add(1)
-		if a.log.V(command.Debug).Enabled() { // the arguments cost more than the decision
-			a.log.V(command.Debug).Info("no reply", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
+		if a.log.V(packetLevel).Enabled() { // the arguments cost more than the decision
+			a.log.V(packetLevel).Info("no reply", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
 				"type", m.MessageType().String(), "reason", err.Error())
 		}
 		return
@@ -418,8 +417,8 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 	*buf = b
 	_, err = conn.WriteToUDPAddrPort(b, dst)
 	if err != nil && typ == dhcpv4.MessageTypeNak && dst != broadcast && dst.Port() == ClientPort {
-		if a.log.V(command.Debug).Enabled() {
-			a.log.V(command.Debug).Info("NAK to ciaddr failed, broadcasting it", "xid", resp.TransactionID.String(),
+		if a.log.V(packetLevel).Enabled() {
+			a.log.V(packetLevel).Info("NAK to ciaddr failed, broadcasting it", "xid", resp.TransactionID.String(),
 				"to", dst.String(), "err", err.Error())
 		}
 		dst = broadcast
@@ -431,7 +430,7 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 		return
 	}
 	a.counters.reply(typ)
-	if !a.log.V(command.Debug).Enabled() {
+	if !a.log.V(packetLevel).Enabled() {
 		return
 	}
 	attrs := []any{"xid", resp.TransactionID.String(), "mac", resp.ClientHWAddr.String(), "to", dst.String()}
@@ -440,7 +439,7 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 	} else {
 		attrs = append(attrs, "addr", resp.YourIPAddr.String())
 	}
-	a.log.V(command.Debug).Info(typ.String(), attrs...)
+	a.log.V(packetLevel).Info(typ.String(), attrs...)
 }
 
 // decline puts the address of an accepted DECLINE on probation.
@@ -454,8 +453,8 @@ func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 	}
 	if err != nil {
 		a.counters.drops.Add(1)
-		if a.log.V(command.Debug).Enabled() {
-			a.log.V(command.Debug).Info("DECLINE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
+		if a.log.V(packetLevel).Enabled() {
+			a.log.V(packetLevel).Info("DECLINE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
 				"reason", err.Error())
 		}
 		return
@@ -482,8 +481,8 @@ func (a *Agent) release(m *dhcpv4.DHCPv4, now time.Time) {
 	lease, err := Released(m, a.tableWithHeld(v, now))
 	if err != nil {
 		a.counters.drops.Add(1)
-		if a.log.V(command.Debug).Enabled() {
-			a.log.V(command.Debug).Info("RELEASE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
+		if a.log.V(packetLevel).Enabled() {
+			a.log.V(packetLevel).Info("RELEASE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
 				"reason", err.Error())
 		}
 		return

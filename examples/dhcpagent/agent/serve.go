@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
-	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 )
 
 // maxMessage is the largest datagram Serve reads: the largest UDP payload
@@ -53,7 +52,7 @@ type Conn interface {
 // on the calling goroutine before it reads the next: per message it starts
 // no goroutine and allocates no buffer, which is what a DHCP server's cost
 // under load is made of, since the decision itself is microseconds. A
-// message that does not parse is skipped (logged at command.Debug). A
+// message that does not parse is skipped (logged at packetLevel). A
 // peer that sent from 0.0.0.0 is reported to Handle as the broadcast
 // address on its port, as the dhcp library's server4 does.
 func (a *Agent) Serve(ctx context.Context, conn Conn) error {
@@ -82,8 +81,8 @@ func (a *Agent) Serve(ctx context.Context, conn Conn) error {
 			return err
 		}
 		if err := decodeMessage(&m, buf[:n]); err != nil {
-			if a.log.V(command.Debug).Enabled() {
-				a.log.V(command.Debug).Info("not a DHCPv4 message", "from", peer.String(), "err", err.Error())
+			if a.log.V(packetLevel).Enabled() {
+				a.log.V(packetLevel).Info("not a DHCPv4 message", "from", peer.String(), "err", err.Error())
 			}
 			continue
 		}
