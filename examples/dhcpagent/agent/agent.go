@@ -116,32 +116,31 @@ func (a *Agent) Probation() *Probation { return a.probation }
 // TableAt is the Table being served with the probation at now: what
 // RespondAt answers from. Before the first load it is the zero Table.
 func (a *Agent) TableAt(now time.Time) Table {
-	return a.tableWithHeld(a.table.Load(), now)
+	return a.tableWithProbation(a.table.Load(), now)
 }
 
-// tableWithHeld is the Table of v with the probation at now as a Held
-// function.
-func (a *Agent) tableWithHeld(v *version, now time.Time) Table {
+// tableWithProbation is the Table of v with the Agent's probation at now,
+// whether or not it holds an address yet (a decline after the Table was
+// made still counts, as it does for Declined and Released).
+func (a *Agent) tableWithProbation(v *version, now time.Time) Table {
 	t := a.tableAt(v, now)
-	if p := t.probation; p != nil {
-		// The probation fields stay: they say whose decline holds an address.
-		t.Held = func(addr netip.Addr) bool { _, ok := p.Holds(addr, now); return ok }
+	if v != nil {
+		t.Probation, t.Now = a.probation, now
 	}
 	return t
 }
 
-// tableAt is the Table of v (the zero Table for nil) with the probation
-// at now as the Table's own fields rather than a Held closure, which would
-// be an allocation per reply while any address is on probation. Callers
-// load v once, so that what they report names the version they answered
-// from.
+// tableAt is the Table of v (the zero Table for nil) for one reply, with
+// the probation at now only while it holds an address: the common case,
+// nothing on probation, then asks it nothing. Callers load v once, so that
+// what they report names the version they answered from.
 func (a *Agent) tableAt(v *version, now time.Time) Table {
 	if v == nil {
 		return Table{}
 	}
 	t := Table{Leases: v.table, Prefix: v.prefix, Options: v.options, options: &v.encoded}
 	if a.probation.size.Load() > 0 {
-		t.probation, t.at = a.probation, now
+		t.Probation, t.Now = a.probation, now
 	}
 	return t
 }
@@ -445,7 +444,7 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 // decline puts the address of an accepted DECLINE on probation.
 func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 	v := a.table.Load()
-	lease, err := Declined(m, a.tableWithHeld(v, now))
+	lease, err := Declined(m, a.tableWithProbation(v, now))
 	if err == nil && a.declineWindow > 0 {
 		if d, ok := a.bound.Load().since(lease.Addr, now); !ok || d > a.declineWindow {
 			err = fmt.Errorf("%w: DECLINE from %s for %s", ErrNotJustBound, lease.MAC, lease.Addr)
@@ -478,7 +477,7 @@ func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 // release logs an accepted RELEASE.
 func (a *Agent) release(m *dhcpv4.DHCPv4, now time.Time) {
 	v := a.table.Load()
-	lease, err := Released(m, a.tableWithHeld(v, now))
+	lease, err := Released(m, a.tableWithProbation(v, now))
 	if err != nil {
 		a.counters.drops.Add(1)
 		if a.log.V(packetLevel).Enabled() {

@@ -171,7 +171,7 @@ func decide(s *replyScratch, req *dhcpv4.DHCPv4, t Table, ack *ackNote) (*dhcpv4
 			resp, trim = grant(s, req, t, lease, dhcpv4.MessageTypeAck)
 			if ack != nil {
 				*ack = ackNote{addr: lease.Addr, mac: mac, binding: isZero4(req.ClientIPAddr)}
-				ack.ownDecline = t.probation != nil && t.held(asked)
+				ack.ownDecline = t.held(asked)
 			}
 		}
 	default:

@@ -322,6 +322,11 @@ func FuzzReply(f *testing.F) {
 	}
 	store := labStore(f, labAllocated())
 	empty := newAgent(f, labPool(nil), quietLogger()).TableAt(time.Time{})
+	held := TableOf(store)
+	held.Probation, held.Now = NewProbation(time.Hour), time.Unix(1e9, 0)
+	for l := range store.All() {
+		held.Probation.Decline(leasestore.MustParseMAC(macUnknown), l.Addr, held.Now)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		req, err := dhcpv4.FromBytes(b)
 		if err != nil {
@@ -332,8 +337,6 @@ func FuzzReply(f *testing.F) {
 		// most what the full one does.
 		Declined(req, TableOf(store))
 		Released(req, TableOf(store))
-		held := TableOf(store)
-		held.Held = func(netip.Addr) bool { return true }
 		if resp, _, _ := ReplyTo(req, held); resp != nil && resp.MessageType() == dhcpv4.MessageTypeOffer {
 			t.Fatalf("OFFER of %s with every address on probation", resp.YourIPAddr)
 		}
