@@ -35,12 +35,12 @@ func ReplyWithTrim(req *dhcpv4.DHCPv4, store *leasestore.Store) (*dhcpv4.DHCPv4,
 // because the pool records MACs.
 //
 //   - DISCOVER from a MAC with a lease: an OFFER of the lease's address,
-//     unless that address is on probation (t.Held, after a DECLINE):
+//     unless that address is on probation (t.Probation at t.Now, after a DECLINE):
 //     nothing.
 //   - REQUEST that names the lease's address (requested IP address option in
 //     SELECTING and INIT-REBOOT, ciaddr in RENEWING and REBINDING): an ACK,
 //     or a NAK while the address is on probation after another client's
-//     decline (or while t.Held holds it). While it is on probation after a
+//     decline. While it is on probation after a
 //     decline in this client's own name, an ACK: a client that declined
 //     an address never asks to keep it, so the REQUEST shows that the
 //     decline was someone else's (the Agent then lifts the probation).
