@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -28,7 +29,7 @@ import (
 type Agent struct {
 	table     atomic.Pointer[version]
 	log       logr.Logger
-	probation *Probation
+	probation *probation.Set
 	now       func() time.Time
 	onDecline func(Decline)
 	counters  counters
@@ -49,10 +50,10 @@ type Agent struct {
 type Option func(*Agent)
 
 // WithProbation sets how long a declined address is not offered again
-// (default DefaultProbation; zero or less: a DECLINE is logged and counted
+// (default probation.DefaultPeriod; zero or less: a DECLINE is logged and counted
 // but holds nothing).
 func WithProbation(d time.Duration) Option {
-	return func(a *Agent) { a.probation = NewProbation(d) }
+	return func(a *Agent) { a.probation = probation.NewSet(d) }
 }
 
 // WithDeclineWindow sets how long after the agent ACKs a REQUEST that
@@ -91,7 +92,7 @@ type Decline struct {
 // through logr.FromSlogHandler). A nil log discards, unless WithLogger
 // gives a logr.Logger, as the commands do.
 func New(log *slog.Logger, opts ...Option) *Agent {
-	a := &Agent{probation: NewProbation(DefaultProbation), now: time.Now, declineWindow: DefaultDeclineWindow}
+	a := &Agent{probation: probation.NewSet(probation.DefaultPeriod), now: time.Now, declineWindow: DefaultDeclineWindow}
 	if log != nil {
 		a.log = logr.FromSlogHandler(log.Handler())
 	}
@@ -111,7 +112,7 @@ func WithLogger(l logr.Logger) Option {
 func (a *Agent) Table() *leasestore.Store { return a.table.Load().store() }
 
 // Probation is the set of declined addresses the agent holds back.
-func (a *Agent) Probation() *Probation { return a.probation }
+func (a *Agent) Probation() *probation.Set { return a.probation }
 
 // TableAt is the Table being served with the probation at now: what
 // RespondAt answers from. Before the first load it is the zero Table.
@@ -139,7 +140,7 @@ func (a *Agent) tableAt(v *version, now time.Time) Table {
 		return Table{}
 	}
 	t := Table{Leases: v.table, Prefix: v.prefix, Options: v.options, options: &v.encoded}
-	if a.probation.size.Load() > 0 {
+	if !a.probation.Empty() {
 		t.Probation, t.Now = a.probation, now
 	}
 	return t

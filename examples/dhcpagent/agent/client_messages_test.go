@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 
 	"errors"
@@ -80,7 +81,7 @@ func releasedAddr(m *dhcpv4.DHCPv4, t Table) (netip.Addr, error) {
 // are served as before.
 func TestReplyOnProbation(t *testing.T) {
 	table := TableOf(labStore(t, labAllocated()))
-	table.Probation, table.Now = NewProbation(time.Hour), time.Unix(1e9, 0)
+	table.Probation, table.Now = probation.NewSet(time.Hour), time.Unix(1e9, 0)
 	table.Probation.Decline(leasestore.MustParseMAC(macUnknown), addrA, table.Now)
 	tests := []struct {
 		name    string
@@ -142,7 +143,7 @@ func TestReplyInform(t *testing.T) {
 			name: "address on probation: still informed",
 			table: func() Table {
 				tb := TableOf(store)
-				tb.Probation, tb.Now = NewProbation(time.Hour), time.Unix(1e9, 0)
+				tb.Probation, tb.Now = probation.NewSet(time.Hour), time.Unix(1e9, 0)
 				tb.Probation.Decline(leasestore.MustParseMAC(macUnknown), addrA, tb.Now)
 				return tb
 			}(),

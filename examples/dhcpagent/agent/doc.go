@@ -15,7 +15,7 @@
 // prefix: the agent is authoritative for it), INFORM an ACK with the
 // pool's options; an unknown client's DISCOVER and anything else get no
 // answer. [Declined] and [Released] check a DECLINE and a RELEASE;
-// [Probation] holds declined addresses back for a while, with time as a
+// [probation.Set] holds declined addresses back for a while, with time as a
 // parameter. [Destination] decides where a reply is sent (RFC 2131, section
 // 4.1, with NAKs to ciaddr as Kea sends them). [Agent] ties them to a
 // UDP socket ([Agent.Serve]: one read loop, no goroutine per message, and

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/iana"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -323,7 +324,7 @@ func FuzzReply(f *testing.F) {
 	store := labStore(f, labAllocated())
 	empty := newAgent(f, labPool(nil), quietLogger()).TableAt(time.Time{})
 	held := TableOf(store)
-	held.Probation, held.Now = NewProbation(time.Hour), time.Unix(1e9, 0)
+	held.Probation, held.Now = probation.NewSet(time.Hour), time.Unix(1e9, 0)
 	for l := range store.All() {
 		held.Probation.Decline(leasestore.MustParseMAC(macUnknown), l.Addr, held.Now)
 	}

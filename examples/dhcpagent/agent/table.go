@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -19,12 +20,12 @@ type Table struct {
 	// Options are the pool's options as its leases carry them; INFORM
 	// replies carry them, and Options.ServerIP is the server identifier.
 	Options *leasestore.Options
-	// Probation holds back the addresses declined (see [Probation]), as
+	// Probation holds back the addresses declined (see [probation.Set]), as
 	// of Now: the one way a Table says that an address is on probation,
 	// and whose decline holds it. The decision reads Now and never a
 	// clock, so that ReplyTo stays pure: the caller decides what "now" is.
 	// A nil Probation holds none.
-	Probation *Probation
+	Probation *probation.Set
 	Now       time.Time
 
 	options *optionCache // the Agent's, per table version; nil in a TableOf
