@@ -6,6 +6,7 @@ import (
 	"net/netip"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -102,7 +103,7 @@ func (s *replyScratch) messageType(typ dhcpv4.MessageType) part {
 // echoCodes are the options of a request a reply copies back whole, in
 // the order a reply keeps them: relay agent information (RFC 3046), then
 // the client identifier (RFC 6842).
-var echoCodes = [...]uint8{optionRelayInfo, dhcpv4.OptionClientIdentifier.Code()}
+var echoCodes = [...]uint8{dhcp4wire.OptionRelayInfo, dhcpv4.OptionClientIdentifier.Code()}
 
 // echoes appends to parts the options of req a reply copies back (see
 // echoCodes), their values copied to s.

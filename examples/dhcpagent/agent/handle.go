@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+
 	"net"
 	"net/netip"
+	"sync"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 )
@@ -68,7 +71,7 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 	dst := destination(m, resp, peer)
 	buf := sendBuffers.Get().(*[]byte)
 	defer sendBuffers.Put(buf)
-	b := appendMessage((*buf)[:0], resp)
+	b := dhcp4wire.Append((*buf)[:0], resp)
 	*buf = b
 	_, err = conn.WriteToUDPAddrPort(b, dst)
 	if err != nil && typ == dhcpv4.MessageTypeNak && dst != broadcast && dst.Port() == ClientPort {
@@ -96,3 +99,8 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 	}
 	a.log.V(packetLevel).Info(typ.String(), attrs...)
 }
+
+// sendBuffers holds the buffers Handle encodes replies into. A reply of
+// the agent is at most the client's limit, 1,500 bytes on Ethernet; a
+// larger one (a client that accepts more) grows its buffer once.
+var sendBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1500); return &b }}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -81,7 +82,7 @@ func BenchmarkServeDecline(b *testing.B) {
 				var m dhcpv4.DHCPv4
 				handle := func(i int) {
 					now = t0.Add(time.Duration(i) * step)
-					if err := decodeMessage(&m, wires[i%len(wires)]); err != nil {
+					if err := dhcp4wire.Decode(&m, wires[i%len(wires)]); err != nil {
 						b.Fatal(err)
 					}
 					a.handle(w, peer, &m)

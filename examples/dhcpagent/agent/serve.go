@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+
 	"context"
 	"errors"
 	"net"
@@ -47,7 +49,7 @@ type Conn interface {
 // then closes conn. It returns nil when ctx ended it.
 //
 // It reads with one reused buffer, decodes each message into one reused
-// dhcpv4.DHCPv4 that aliases the buffer (see decodeMessage: the rules of
+// dhcpv4.DHCPv4 that aliases the buffer (see dhcp4wire.Decode: the rules of
 // dhcpv4.FromBytes, without its allocations) and handles it (see Handle)
 // on the calling goroutine before it reads the next: per message it starts
 // no goroutine and allocates no buffer, which is what a DHCP server's cost
@@ -80,7 +82,7 @@ func (a *Agent) Serve(ctx context.Context, conn Conn) error {
 			}
 			return err
 		}
-		if err := decodeMessage(&m, buf[:n]); err != nil {
+		if err := dhcp4wire.Decode(&m, buf[:n]); err != nil {
 			if a.log.V(packetLevel).Enabled() {
 				a.log.V(packetLevel).Info("not a DHCPv4 message", "from", peer.String(), "err", err.Error())
 			}
