@@ -92,7 +92,8 @@ func TestDeploymentMatchesFlags(t *testing.T) {
 // the generated role, through $KUBECONFIG (no -kubeconfig): /readyz
 // answers 200 once the IPPool's table is loaded and the loop serves; the
 // agent offers a client its address from status.allocated on loopback, and
-// records the client's DECLINE as a Warning event on the IPPool.
+// records the client's DECLINE, sent right after its ACK, as a Warning event
+// on the IPPool.
 func TestRunAsRole(t *testing.T) {
 	cfg := kubetest.Start(t, crds...)
 	c, err := client.New(cfg, client.Options{Scheme: kubetest.NewScheme(v1alpha1.AddToScheme)})
@@ -166,6 +167,27 @@ func TestRunAsRole(t *testing.T) {
 	}
 	if offer.MessageType() != dhcpv4.MessageTypeOffer || offer.YourIPAddr.String() != addr {
 		t.Fatalf("reply %s of %s, want OFFER of %s", offer.MessageType(), offer.YourIPAddr, addr)
+	}
+
+	// A client declines right after the ACK that bound the address (a
+	// DECLINE without one is dropped: see the agent's DECLINE rule).
+	request, err := dhcpv4.NewRequestFromOffer(offer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.WriteToUDP(request.ToBytes(), server); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err = conn.Read(buf); err != nil {
+		t.Fatalf("no reply to the REQUEST: %v; log:\n%s", err, log.String())
+	}
+	ack, err := dhcpv4.FromBytes(buf[:n])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ack.MessageType() != dhcpv4.MessageTypeAck || ack.YourIPAddr.String() != addr {
+		t.Fatalf("reply %s of %s, want ACK of %s", ack.MessageType(), ack.YourIPAddr, addr)
 	}
 
 	decline, err := dhcpv4.New(dhcpv4.WithHwAddr(hw), dhcpv4.WithMessageType(dhcpv4.MessageTypeDecline),
