@@ -63,6 +63,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 )
 
@@ -101,7 +103,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.iface, "iface", "", "serve only this network `interface` (SO_BINDTODEVICE); empty: every interface")
 	listen := fs.String("listen", "0.0.0.0:67", "the UDP `address` to listen on")
 	fs.DurationVar(&c.poll, "poll", 30*time.Second, "with -pool: also check the file this often, a fallback for file systems that send no inotify events")
-	fs.DurationVar(&c.probation, "probation", agent.DefaultProbation, "how long an address a client declined (DHCPDECLINE: another host uses it) is not offered again; 0: not held back")
+	fs.DurationVar(&c.probation, "probation", probation.DefaultPeriod, "how long an address a client declined (DHCPDECLINE: another host uses it) is not offered again; 0: not held back")
 	fs.DurationVar(&c.summary, "summary", time.Minute, "log a summary of the traffic this often; 0: never")
 	fs.IntVar(&c.rcvbuf, "rcvbuf", 4<<20, "the socket receive buffer to ask for, in `bytes` (SO_RCVBUF, so that bursts wait rather than drop); 0: the kernel's default")
 	c.AddMetrics(fs, false)
@@ -212,12 +214,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 // serve binds the socket and answers on it until ctx is done, with the
 // pool source, the summary and the metrics server beside it.
 func serve(ctx context.Context, c *config, a *agent.Agent, loop *serveLoop, log logr.Logger, source func(context.Context)) error {
-	conn, err := agent.Listen(c.iface, c.listen.AddrPort())
+	conn, err := udpsocket.Listen(c.iface, c.listen.AddrPort())
 	if err != nil {
 		return fmt.Errorf("listen on %s (interface %q): %w", c.listen, c.iface, err)
 	}
 	if c.rcvbuf > 0 {
-		granted, err := agent.SetReceiveBuffer(conn, c.rcvbuf)
+		granted, err := udpsocket.SetReceiveBuffer(conn, c.rcvbuf)
 		if err != nil {
 			log.Error(err, "socket receive buffer", "asked", c.rcvbuf, "granted", granted)
 		} else {

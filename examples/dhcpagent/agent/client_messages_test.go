@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
+	"github.com/vmnetkit/vmnetkit/leasestore"
+
 	"errors"
 	"io"
 	"net"
@@ -78,7 +81,8 @@ func releasedAddr(m *dhcpv4.DHCPv4, t Table) (netip.Addr, error) {
 // are served as before.
 func TestReplyOnProbation(t *testing.T) {
 	table := TableOf(labStore(t, labAllocated()))
-	table.Held = func(a netip.Addr) bool { return a == addrA }
+	table.Probation, table.Now = probation.NewSet(time.Hour), time.Unix(1e9, 0)
+	table.Probation.Decline(leasestore.MustParseMAC(macUnknown), addrA, table.Now)
 	tests := []struct {
 		name    string
 		req     *dhcpv4.DHCPv4
@@ -136,9 +140,14 @@ func TestReplyInform(t *testing.T) {
 		{name: "leased client", table: TableOf(store), req: inform(macA, addrA), want: informView(macA, "10.77.0.10")},
 		{name: "client without a lease, static address in the prefix", table: TableOf(store), req: inform(macUnknown, static), want: informView(macUnknown, "10.77.0.250")},
 		{
-			name:  "address on probation: still informed",
-			table: func() Table { tb := TableOf(store); tb.Held = func(netip.Addr) bool { return true }; return tb }(),
-			req:   inform(macA, addrA), want: informView(macA, "10.77.0.10"),
+			name: "address on probation: still informed",
+			table: func() Table {
+				tb := TableOf(store)
+				tb.Probation, tb.Now = probation.NewSet(time.Hour), time.Unix(1e9, 0)
+				tb.Probation.Decline(leasestore.MustParseMAC(macUnknown), addrA, tb.Now)
+				return tb
+			}(),
+			req: inform(macA, addrA), want: informView(macA, "10.77.0.10"),
 		},
 		{
 			name: "relayed: giaddr kept", table: TableOf(store),

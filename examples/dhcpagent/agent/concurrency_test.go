@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
@@ -281,7 +282,7 @@ func TestConcurrentHandleScratches(t *testing.T) {
 	a := newAgent(t, labPool(labAllocated()), logr.Discard())
 	relayed := discover(t, macB)
 	relayed.GatewayIPAddr = net.IPv4(10, 77, 0, 3).To4()
-	relayed.Options[optionRelayInfo] = []byte{1, 4, 'e', 't', 'h', '1'}
+	relayed.Options[dhcp4wire.OptionRelayInfo] = []byte{1, 4, 'e', 't', 'h', '1'}
 	reqs := []*dhcpv4.DHCPv4{
 		discover(t, macA), relayed,
 		selecting(t, macA, serverIP, addrA), renewing(t, macB, addrB),
@@ -294,7 +295,7 @@ func TestConcurrentHandleScratches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want[i] = appendMessage(nil, resp)
+		want[i] = dhcp4wire.Append(nil, resp)
 	}
 	const workers, perWorker = 4, 500
 	var wg sync.WaitGroup

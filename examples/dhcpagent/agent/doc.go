@@ -15,7 +15,7 @@
 // prefix: the agent is authoritative for it), INFORM an ACK with the
 // pool's options; an unknown client's DISCOVER and anything else get no
 // answer. [Declined] and [Released] check a DECLINE and a RELEASE;
-// [Probation] holds declined addresses back for a while, with time as a
+// [probation.Set] holds declined addresses back for a while, with time as a
 // parameter. [Destination] decides where a reply is sent (RFC 2131, section
 // 4.1, with NAKs to ciaddr as Kea sends them). [Agent] ties them to a
 // UDP socket ([Agent.Serve]: one read loop, no goroutine per message, and
@@ -81,4 +81,31 @@
 // the file and sname fields when that keeps more. [ReplyWithTrim] says
 // what was left out, and the Agent logs it as a warning once per load of
 // the pool and option, not once per packet.
+//
+// # Layers, and where DHCPv6 goes
+//
+// The agent is five packages under examples/dhcpagent:
+//
+//   - agent (this package): the DHCPv4 decision and the server around it.
+//     The decision is pure, a request and a [Table] in, a reply out
+//     (reply.go, request.go, answer.go, fit.go, pack.go, options.go,
+//     destination.go, client_messages.go, table.go, with the reply built
+//     in reused memory: reply_scratch.go, option_cache.go); the server
+//     swaps table versions (load.go), answers (respond.go, handle.go,
+//     serve.go), takes note of DECLINE and RELEASE (decline.go,
+//     bindings.go), counts (stats.go, metrics.go) and loads pools from a
+//     file (pool.go, watch.go) or the API server (apiserver.go).
+//   - dhcp4wire: the DHCPv4 wire codec (decode and encode, no decision).
+//   - probation: the declined addresses held back, as data with time as a
+//     parameter. Protocol-neutral.
+//   - udpsocket: the socket the server reads from. Protocol-neutral.
+//   - the command (package main): flags, health, wiring.
+//
+// DHCPv6 is to add a decision (a Reply to SOLICIT, REQUEST, RENEW, ...
+// from the same [Table] of leases) and a codec (a dhcp6wire beside
+// dhcp4wire), and reuse the rest: the table versions, the pool sources,
+// probation, stats and the socket (a ListenIPv6 in udpsocket). The v4
+// decision still shares this package with the server; it is to move into
+// a package of its own, with the v6 decision beside it, so that the
+// server holds no protocol and serves either.
 package agent

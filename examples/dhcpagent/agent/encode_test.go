@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+
 	"net"
 	"strings"
 	"testing"
@@ -9,7 +11,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 )
 
-// TestAppendMessage: appendMessage writes what the dhcp library's ToBytes
+// TestAppendMessage: dhcp4wire.Append writes what the dhcp library's ToBytes
 // writes, for the agent's replies and the edge cases of the format.
 func TestAppendMessage(t *testing.T) {
 	a := newAgent(t, labPool(labAllocated()), quietLogger())
@@ -27,7 +29,7 @@ func TestAppendMessage(t *testing.T) {
 	}
 	long := discover(t, macB)
 	long.Options[dhcpv4.OptionDNSDomainSearchList.Code()] = make([]byte, 600) // three instances
-	long.Options[optionRelayInfo] = []byte{1, 2, 0, 0}                        // last
+	long.Options[dhcp4wire.OptionRelayInfo] = []byte{1, 2, 0, 0}              // last
 	long.Options[dhcpv4.OptionHostName.Code()] = nil                          // empty, still written
 	long.Options[0] = []byte{1}                                               // pad and end: left out
 	long.Options[255] = []byte{1}
@@ -47,33 +49,33 @@ func TestAppendMessage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.m.ToBytes(), appendMessage(nil, tt.m)); diff != "" {
-				t.Errorf("appendMessage (-ToBytes +got):\n%s", diff)
+			if diff := cmp.Diff(tt.m.ToBytes(), dhcp4wire.Append(nil, tt.m)); diff != "" {
+				t.Errorf("dhcp4wire.Append (-ToBytes +got):\n%s", diff)
 			}
 			prefix := []byte("kept")
-			if got := appendMessage(prefix, tt.m); string(got[:4]) != "kept" || string(got[4:]) != string(tt.m.ToBytes()) {
-				t.Errorf("appendMessage after a prefix: prefix or message changed")
+			if got := dhcp4wire.Append(prefix, tt.m); string(got[:4]) != "kept" || string(got[4:]) != string(tt.m.ToBytes()) {
+				t.Errorf("dhcp4wire.Append after a prefix: prefix or message changed")
 			}
 		})
 	}
 }
 
 // FuzzAppendMessage: for every message the dhcp library parses,
-// appendMessage writes the bytes its ToBytes writes.
+// dhcp4wire.Append writes the bytes its ToBytes writes.
 func FuzzAppendMessage(f *testing.F) {
 	f.Add(discover(f, macA).ToBytes())
 	f.Add(selecting(f, macA, serverIP, addrA).ToBytes())
 	long := discover(f, macB)
 	long.Options[dhcpv4.OptionDNSDomainSearchList.Code()] = make([]byte, 300)
-	long.Options[optionRelayInfo] = []byte{1, 2, 0, 0}
+	long.Options[dhcp4wire.OptionRelayInfo] = []byte{1, 2, 0, 0}
 	f.Add(long.ToBytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := dhcpv4.FromBytes(data)
 		if err != nil {
 			return
 		}
-		if diff := cmp.Diff(m.ToBytes(), appendMessage(nil, m)); diff != "" {
-			t.Errorf("appendMessage (-ToBytes +got):\n%s", diff)
+		if diff := cmp.Diff(m.ToBytes(), dhcp4wire.Append(nil, m)); diff != "" {
+			t.Errorf("dhcp4wire.Append (-ToBytes +got):\n%s", diff)
 		}
 	})
 }

@@ -26,7 +26,7 @@ var (
 	// (RELEASE, DECLINE, or a reply type), or not the one expected.
 	ErrMessageType = errors.New("message type not answered")
 	// ErrOnProbation: the client's address was declined and is on
-	// probation (see Probation), so it is not offered.
+	// probation (see probation.Set), so it is not offered.
 	ErrOnProbation = errors.New("address on probation after a decline")
 	// ErrNotServed: an INFORM from an address outside the served prefix.
 	ErrNotServed = errors.New("address outside the served prefix")

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
+
 	"context"
 	"encoding/binary"
 	"errors"
@@ -36,7 +38,7 @@ var loopbackConns = []struct {
 	listen func(t *testing.T) Conn
 }{
 	{"Socket", func(t *testing.T) Conn {
-		s, err := Listen("", netip.MustParseAddrPort("127.0.0.1:0"))
+		s, err := udpsocket.Listen("", netip.MustParseAddrPort("127.0.0.1:0"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
+
 	"flag"
 	"fmt"
 	"net"
@@ -164,7 +166,7 @@ func startFloodHost(t *testing.T, c lifecycleClient, pool *Pool, opts ...Option)
 	h.pair = newNetnsPair(t, macA, "10.77.0.2/24")
 	h.agent = newAgent(t, pool, newLevel0Logger(h.logs), opts...)
 	conn := listenIn(t, h.pair.agentNS, h.pair.agentIf)
-	if granted, err := SetReceiveBuffer(conn, 4<<20); err != nil {
+	if granted, err := udpsocket.SetReceiveBuffer(conn, 4<<20); err != nil {
 		t.Fatalf("receive buffer: %v (granted %d)", err, granted)
 	}
 	serveIn(t, h.agent, conn)

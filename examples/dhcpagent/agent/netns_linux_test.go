@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
+
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -304,11 +306,11 @@ func TestNetns(t *testing.T) {
 
 // listenIn is the agent's production socket (Listen) on iface port 67
 // inside the namespace ns.
-func listenIn(t *testing.T, ns, iface string) *Socket {
+func listenIn(t *testing.T, ns, iface string) *udpsocket.Socket {
 	t.Helper()
-	var s *Socket
+	var s *udpsocket.Socket
 	if err := inNetns(ns, func() (err error) {
-		s, err = Listen(iface, netip.AddrPortFrom(netip.IPv4Unspecified(), ServerPort))
+		s, err = udpsocket.Listen(iface, netip.AddrPortFrom(netip.IPv4Unspecified(), ServerPort))
 		return err
 	}); err != nil {
 		t.Fatalf("agent socket in %s: %v", ns, err)

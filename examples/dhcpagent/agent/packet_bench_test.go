@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+
 	"net"
 	"net/netip"
 	"testing"
@@ -12,7 +14,7 @@ import (
 // BenchmarkPacket is the per-packet path through the exported API short
 // of the socket: decode the datagram (dhcpv4.FromBytes), decide and build
 // a reply the caller owns from a 10,000-lease table (RespondAt), pick its
-// destination and encode it into a reused buffer (appendMessage), for
+// destination and encode it into a reused buffer (dhcp4wire.Append), for
 // each kind of answer perfdhcp and real clients get. Serve's own path,
 // which reuses the message and the reply, is BenchmarkServePacket.
 func BenchmarkPacket(b *testing.B) {
@@ -43,7 +45,7 @@ func BenchmarkPacket(b *testing.B) {
 					b.Fatalf("reply %s, want %s", got, tt.want)
 				}
 				_ = Destination(m, resp, peer)
-				buf = appendMessage(buf[:0], resp)
+				buf = dhcp4wire.Append(buf[:0], resp)
 			}
 		})
 	}
@@ -76,7 +78,7 @@ func packetCases(b *testing.B) []packetCase {
 }
 
 // BenchmarkServePacket is BenchmarkPacket's cases as Serve runs them:
-// decode the datagram into a reused message (decodeMessage), then handle it (decide, build the reply, pick its
+// decode the datagram into a reused message (dhcp4wire.Decode), then handle it (decide, build the reply, pick its
 // destination, encode it, send it to a writer that keeps it). Unlike
 // BenchmarkPacket, whose RespondAt returns a reply the caller owns, it
 // measures the pooled reply path.
@@ -90,7 +92,7 @@ func BenchmarkServePacket(b *testing.B) {
 			var m dhcpv4.DHCPv4
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := decodeMessage(&m, wire); err != nil {
+				if err := dhcp4wire.Decode(&m, wire); err != nil {
 					b.Fatal(err)
 				}
 				w.last = w.last[:0]

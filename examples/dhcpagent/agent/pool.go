@@ -48,8 +48,14 @@ import (
 //
 // status.allocated maps each address (in netip.Addr.String form) to the MAC
 // that holds it, or to EXCLUDED or RESERVED, as ipam.ParseAllocated reads it.
-// spec.domainSearch is the agent's own addition (the operator's IPPool has
-// no search list yet); the other fields are the operator's.
+//
+// Every spec field is the operator's (v1alpha1.IPPoolSpec, embedded; this
+// package already imports the operator's API types, and they import
+// nothing of the agent, so there is no cycle). Pool is not the operator's
+// v1alpha1.IPPool itself for two reasons: spec.leaseTime also reads as a
+// number of seconds, which a hand-written pool file may hold and
+// metav1.Duration refuses (see [PoolSpec]), and the rest of the object
+// (conditions, the counts, managedFields) is not decoded per load.
 type Pool struct {
 	APIVersion string     `json:"apiVersion,omitempty"`
 	Kind       string     `json:"kind,omitempty"`
@@ -68,14 +74,13 @@ type ObjectMeta struct {
 
 // PoolSpec is the desired pool: the operator's IPPoolSpec, whose SpecText
 // is the one translation of an IPPool into an ipam.Spec that the operator
-// uses too, with two fields of the agent's own. Addresses are strings so
-// that a bad one is reported with its field name rather than as a JSON
-// syntax error. The agent requires serverIP (the DHCP server identifier)
-// and serves IPv4 only.
+// uses too, with its lease time read more leniently. Addresses are
+// strings so that a bad one is reported with its field name rather than
+// as a JSON syntax error. The agent requires serverIP (the DHCP server
+// identifier) and serves IPv4 only.
 type PoolSpec struct {
 	v1alpha1.IPPoolSpec
 
-	DomainSearch []string `json:"domainSearch,omitempty"` // domain search list option
 	// LeaseTime hides IPPoolSpec.LeaseTime: it reads whole seconds as well.
 	LeaseTime Duration `json:"leaseTime,omitempty"` // zero: DefaultLeaseTime
 }

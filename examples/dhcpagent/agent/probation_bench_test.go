@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -24,7 +26,7 @@ func BenchmarkProbationDecline(b *testing.B) {
 	for _, n := range probationSizes {
 		b.Run(fmt.Sprintf("held=%d", n), func(b *testing.B) {
 			const step = time.Millisecond
-			p := NewProbation(time.Duration(n) * step)
+			p := probation.NewSet(time.Duration(n) * step)
 			addrs := make([]netip.Addr, n+1) // n held, and the next
 			for i := range addrs {
 				addrs[i] = netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
@@ -80,7 +82,7 @@ func BenchmarkServeDecline(b *testing.B) {
 				var m dhcpv4.DHCPv4
 				handle := func(i int) {
 					now = t0.Add(time.Duration(i) * step)
-					if err := decodeMessage(&m, wires[i%len(wires)]); err != nil {
+					if err := dhcp4wire.Decode(&m, wires[i%len(wires)]); err != nil {
 						b.Fatal(err)
 					}
 					a.handle(w, peer, &m)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -21,7 +22,7 @@ func replyAllocCases(t testing.TB) []struct {
 } {
 	relayed := discover(t, macA)
 	relayed.GatewayIPAddr = net.IPv4(10, 77, 0, 3).To4()
-	relayed.Options[optionRelayInfo] = []byte{1, 4, 'e', 't', 'h', '0'}
+	relayed.Options[dhcp4wire.OptionRelayInfo] = []byte{1, 4, 'e', 't', 'h', '0'}
 	relayed.Options[dhcpv4.OptionClientIdentifier.Code()] = []byte{1, 0x52, 0x54, 0, 0xaa, 0, 1}
 	return []struct {
 		name string
@@ -89,7 +90,7 @@ func testRespondInAllocs(t *testing.T, prefix string, a *Agent, now time.Time) {
 }
 
 // TestHandleAllocs: the agent's whole per-packet path as Serve runs it
-// (decodeMessage into a reused message, then handle, which sends to a
+// (dhcp4wire.Decode into a reused message, then handle, which sends to a
 // netip.AddrPort) allocates nothing in steady state for an OFFER, ACK or
 // NAK, broadcast or unicast: the reply is built in a pooled replyScratch
 // and encoded into a pooled buffer. RespondAt, whose reply is the caller's, allocates
@@ -124,7 +125,7 @@ func testHandleAllocs(t *testing.T, prefix string, a *Agent, respondAtAllocs flo
 			wire := tt.req.ToBytes()
 			var m dhcpv4.DHCPv4
 			got := testing.AllocsPerRun(100, func() {
-				if err := decodeMessage(&m, wire); err != nil {
+				if err := dhcp4wire.Decode(&m, wire); err != nil {
 					t.Fatal(err)
 				}
 				a.handle(w, peer, &m)

@@ -13,6 +13,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"pgregory.net/rapid"
 
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -96,7 +97,7 @@ type answer struct {
 func answerOf(resp *dhcpv4.DHCPv4, trim Trim, err error) answer {
 	a := answer{Trim: trim}
 	if resp != nil {
-		a.Wire = appendMessage(nil, resp)
+		a.Wire = dhcp4wire.Append(nil, resp)
 	}
 	if err != nil {
 		a.Err = err.Error()
@@ -144,7 +145,7 @@ func TestReplyInScratchMatchesReplyTo(t *testing.T) {
 			}
 		}
 		for i, e := range earlier {
-			if got := appendMessage(nil, e.resp); !bytes.Equal(got, e.wire) {
+			if got := dhcp4wire.Append(nil, e.resp); !bytes.Equal(got, e.wire) {
 				t.Fatalf("ReplyTo's reply %d changed after later replies:\n%x\nwas\n%x", i, got, e.wire)
 			}
 		}

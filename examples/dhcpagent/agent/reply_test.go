@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/iana"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -322,6 +323,11 @@ func FuzzReply(f *testing.F) {
 	}
 	store := labStore(f, labAllocated())
 	empty := newAgent(f, labPool(nil), quietLogger()).TableAt(time.Time{})
+	held := TableOf(store)
+	held.Probation, held.Now = probation.NewSet(time.Hour), time.Unix(1e9, 0)
+	for l := range store.All() {
+		held.Probation.Decline(leasestore.MustParseMAC(macUnknown), l.Addr, held.Now)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		req, err := dhcpv4.FromBytes(b)
 		if err != nil {
@@ -332,8 +338,6 @@ func FuzzReply(f *testing.F) {
 		// most what the full one does.
 		Declined(req, TableOf(store))
 		Released(req, TableOf(store))
-		held := TableOf(store)
-		held.Held = func(netip.Addr) bool { return true }
 		if resp, _, _ := ReplyTo(req, held); resp != nil && resp.MessageType() == dhcpv4.MessageTypeOffer {
 			t.Fatalf("OFFER of %s with every address on probation", resp.YourIPAddr)
 		}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+
 	"context"
 	"errors"
 	"net"
@@ -9,7 +11,6 @@ import (
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
-	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 )
 
 // maxMessage is the largest datagram Serve reads: the largest UDP payload
@@ -48,12 +49,12 @@ type Conn interface {
 // then closes conn. It returns nil when ctx ended it.
 //
 // It reads with one reused buffer, decodes each message into one reused
-// dhcpv4.DHCPv4 that aliases the buffer (see decodeMessage: the rules of
+// dhcpv4.DHCPv4 that aliases the buffer (see dhcp4wire.Decode: the rules of
 // dhcpv4.FromBytes, without its allocations) and handles it (see Handle)
 // on the calling goroutine before it reads the next: per message it starts
 // no goroutine and allocates no buffer, which is what a DHCP server's cost
 // under load is made of, since the decision itself is microseconds. A
-// message that does not parse is skipped (logged at command.Debug). A
+// message that does not parse is skipped (logged at packetLevel). A
 // peer that sent from 0.0.0.0 is reported to Handle as the broadcast
 // address on its port, as the dhcp library's server4 does.
 func (a *Agent) Serve(ctx context.Context, conn Conn) error {
@@ -81,9 +82,9 @@ func (a *Agent) Serve(ctx context.Context, conn Conn) error {
 			}
 			return err
 		}
-		if err := decodeMessage(&m, buf[:n]); err != nil {
-			if a.log.V(command.Debug).Enabled() {
-				a.log.V(command.Debug).Info("not a DHCPv4 message", "from", peer.String(), "err", err.Error())
+		if err := dhcp4wire.Decode(&m, buf[:n]); err != nil {
+			if a.log.V(packetLevel).Enabled() {
+				a.log.V(packetLevel).Info("not a DHCPv4 message", "from", peer.String(), "err", err.Error())
 			}
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -19,17 +20,15 @@ type Table struct {
 	// Options are the pool's options as its leases carry them; INFORM
 	// replies carry them, and Options.ServerIP is the server identifier.
 	Options *leasestore.Options
-	// Held reports whether an address is on probation after a DECLINE
-	// (see [Probation]); nil holds none. It is a function, not a clock, so
-	// that ReplyTo stays pure: the caller decides what "now" is.
-	Held func(netip.Addr) bool
+	// Probation holds back the addresses declined (see [probation.Set]), as
+	// of Now: the one way a Table says that an address is on probation,
+	// and whose decline holds it. The decision reads Now and never a
+	// clock, so that ReplyTo stays pure: the caller decides what "now" is.
+	// A nil Probation holds none.
+	Probation *probation.Set
+	Now       time.Time
 
 	options *optionCache // the Agent's, per table version; nil in a TableOf
-
-	// probation at at holds addresses as Held does, without a closure; the
-	// Agent's hot path sets it (see Agent.tableAt).
-	probation *Probation
-	at        time.Time
 }
 
 // TableOf is the Table of store alone, as far as store tells: the prefix
@@ -48,23 +47,22 @@ func TableOf(store *leasestore.Store) Table {
 	return t
 }
 
+// held reports whether a is on probation at t.Now.
 func (t Table) held(a netip.Addr) bool {
-	if t.probation != nil {
-		if _, ok := t.probation.Holds(a, t.at); ok {
-			return true
-		}
-	}
-	return t.Held != nil && t.Held(a)
-}
-
-// declinedBy reports whether a is on the Agent's probation after a
-// decline in mac's name. (t.Held does not say whose decline holds an
-// address: false for it.)
-func (t Table) declinedBy(a netip.Addr, mac leasestore.MAC) bool {
-	if t.probation == nil {
+	if t.Probation == nil {
 		return false
 	}
-	by, ok := t.probation.DeclinedBy(a, t.at)
+	_, ok := t.Probation.Holds(a, t.Now)
+	return ok
+}
+
+// declinedBy reports whether a is on probation at t.Now after a decline
+// in mac's name.
+func (t Table) declinedBy(a netip.Addr, mac leasestore.MAC) bool {
+	if t.Probation == nil {
+		return false
+	}
+	by, ok := t.Probation.DeclinedBy(a, t.Now)
 	return ok && by == mac
 }
 

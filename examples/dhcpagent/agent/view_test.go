@@ -13,7 +13,6 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
-	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 	"k8s.io/klog/v2/textlogger"
 )
 
@@ -136,5 +135,5 @@ func (l *logBuffer) String() string {
 // newTestLogger logs everything, per-packet lines included, to w in the
 // command's format.
 func newTestLogger(w io.Writer) logr.Logger {
-	return textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(w), textlogger.Verbosity(command.Debug)))
+	return textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(w), textlogger.Verbosity(packetLevel)))
 }

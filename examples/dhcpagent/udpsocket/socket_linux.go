@@ -1,4 +1,4 @@
-package agent
+package udpsocket
 
 import (
 	"encoding/binary"
@@ -58,17 +58,17 @@ type socketOp struct {
 func Listen(iface string, addr netip.AddrPort) (*Socket, error) {
 	ip := addr.Addr().Unmap()
 	if !ip.Is4() {
-		return nil, fmt.Errorf("agent: listen on %s: %w", addr, ErrNotIPv4)
+		return nil, fmt.Errorf("udpsocket: listen on %s: %w", addr, ErrNotIPv4)
 	}
 	// Blocking (no SOCK_NONBLOCK): os.NewFile then leaves it out of the
 	// network poller, and each read waits in the kernel.
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.IPPROTO_UDP)
 	if err != nil {
-		return nil, fmt.Errorf("agent: socket: %w", err)
+		return nil, fmt.Errorf("udpsocket: socket: %w", err)
 	}
 	fail := func(what string, err error) (*Socket, error) {
 		unix.Close(fd)
-		return nil, fmt.Errorf("agent: listen on %s (interface %q): %s: %w", addr, iface, what, err)
+		return nil, fmt.Errorf("udpsocket: listen on %s (interface %q): %s: %w", addr, iface, what, err)
 	}
 	for _, opt := range []int{unix.SO_BROADCAST, unix.SO_REUSEADDR} {
 		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, opt, 1); err != nil {

@@ -1,4 +1,4 @@
-package agent
+package probation
 
 import (
 	"cmp"
@@ -11,11 +11,11 @@ import (
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
-// DefaultProbation is how long a declined address is not offered again,
+// DefaultPeriod is how long a declined address is not offered again,
 // unless the agent is told otherwise.
-const DefaultProbation = 10 * time.Minute
+const DefaultPeriod = 10 * time.Minute
 
-// Probation holds the addresses that clients declined (RFC 2131 section
+// Set holds the addresses that clients declined (RFC 2131 section
 // 4.3.3: the server MUST mark them as not available), until when, and
 // which client declined each. It reads no clock: every method takes now,
 // so tests inject it.
@@ -27,10 +27,10 @@ const DefaultProbation = 10 * time.Minute
 // earlier now than an earlier decline's is still exact, at the cost of
 // an insertion into the queue.
 //
-// The zero Probation holds nothing and has a period of zero (a decline
-// holds nothing); make one with NewProbation. A Probation is safe for
+// The zero Set holds nothing and has a period of zero (a decline
+// holds nothing); make one with NewSet. A Set is safe for
 // concurrent use.
-type Probation struct {
+type Set struct {
 	period time.Duration
 
 	mu sync.Mutex
@@ -58,25 +58,25 @@ type hold struct {
 	mac   leasestore.MAC
 }
 
-// end is the record of one Decline in Probation.ends.
+// end is the record of one Decline in Set.ends.
 type end struct {
 	addr  [16]byte
 	until time.Duration
 }
 
-// NewProbation returns an empty Probation whose declines hold an address
+// NewSet returns an empty Set whose declines hold an address
 // for period.
-func NewProbation(period time.Duration) *Probation {
-	return &Probation{period: period}
+func NewSet(period time.Duration) *Set {
+	return &Set{period: period}
 }
 
 // Period is how long a decline holds an address.
-func (p *Probation) Period() time.Duration { return p.period }
+func (p *Set) Period() time.Duration { return p.period }
 
 // Decline puts addr on probation, declined by mac, from now until now plus
 // the period, or extends it (the last decliner is the one it records), and
 // returns the end. A period of zero or less holds nothing and returns now.
-func (p *Probation) Decline(mac leasestore.MAC, addr netip.Addr, now time.Time) time.Time {
+func (p *Set) Decline(mac leasestore.MAC, addr netip.Addr, now time.Time) time.Time {
 	if p.period <= 0 {
 		return now
 	}
@@ -99,9 +99,15 @@ func (p *Probation) Decline(mac leasestore.MAC, addr netip.Addr, now time.Time) 
 	return now.Add(p.period)
 }
 
+// Empty reports, without taking the lock, whether no address was held at
+// the last change: the common case, nothing on probation, costs a caller
+// one atomic load. An expired probation still counts until a method that
+// takes now forgets it.
+func (p *Set) Empty() bool { return p.size.Load() == 0 }
+
 // Holds reports whether addr is on probation at now, and until when. The
 // end itself is outside probation.
-func (p *Probation) Holds(addr netip.Addr, now time.Time) (until time.Time, ok bool) {
+func (p *Set) Holds(addr netip.Addr, now time.Time) (until time.Time, ok bool) {
 	h, ok := p.hold(addr, now)
 	if !ok {
 		return time.Time{}, false
@@ -113,12 +119,12 @@ func (p *Probation) Holds(addr netip.Addr, now time.Time) (until time.Time, ok b
 
 // DeclinedBy reports whether addr is on probation at now, and the MAC of
 // the client whose decline holds it.
-func (p *Probation) DeclinedBy(addr netip.Addr, now time.Time) (leasestore.MAC, bool) {
+func (p *Set) DeclinedBy(addr netip.Addr, now time.Time) (leasestore.MAC, bool) {
 	h, ok := p.hold(addr, now)
 	return h.mac, ok
 }
 
-func (p *Probation) hold(addr netip.Addr, now time.Time) (hold, bool) {
+func (p *Set) hold(addr netip.Addr, now time.Time) (hold, bool) {
 	if p.size.Load() == 0 {
 		return hold{}, false
 	}
@@ -134,8 +140,8 @@ func (p *Probation) hold(addr netip.Addr, now time.Time) (hold, bool) {
 // Lift ends the probation of addr at now if mac's decline holds it, and
 // reports whether it did. The agent lifts it when mac asks to keep the
 // address it declined, which shows that the decline was not its own (see
-// the package documentation).
-func (p *Probation) Lift(mac leasestore.MAC, addr netip.Addr, now time.Time) bool {
+// package agent's documentation).
+func (p *Set) Lift(mac leasestore.MAC, addr netip.Addr, now time.Time) bool {
 	if p.size.Load() == 0 {
 		return false
 	}
@@ -154,7 +160,7 @@ func (p *Probation) Lift(mac leasestore.MAC, addr netip.Addr, now time.Time) boo
 
 // Len is the number of addresses on probation at now; it forgets those
 // whose probation has ended.
-func (p *Probation) Len(now time.Time) int {
+func (p *Set) Len(now time.Time) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.expire(p.offset(now))
@@ -164,11 +170,11 @@ func (p *Probation) Len(now time.Time) int {
 
 // offset is now as an offset from epoch (saturated, as time.Sub is, some
 // 292 years away). Called under mu.
-func (p *Probation) offset(now time.Time) time.Duration { return now.Sub(p.epoch) }
+func (p *Set) offset(now time.Time) time.Duration { return now.Sub(p.epoch) }
 
 // push adds e to ends in the order of their ends: at the back, unless now
 // went back since an earlier decline. Called under mu.
-func (p *Probation) push(e end) {
+func (p *Set) push(e end) {
 	if n := len(p.ends); n == p.head || e.until >= p.ends[n-1].until {
 		p.ends = append(p.ends, e)
 	} else {
@@ -183,7 +189,7 @@ func (p *Probation) push(e end) {
 // expire forgets the addresses whose probation ended at or before at (an
 // offset from epoch), from the front of ends, so that the map holds only
 // what is on probation. Called under mu.
-func (p *Probation) expire(at time.Duration) {
+func (p *Set) expire(at time.Duration) {
 	for p.head < len(p.ends) {
 		e := p.ends[p.head]
 		if at < e.until {
@@ -204,7 +210,7 @@ func (p *Probation) expire(at time.Duration) {
 
 // compact drops the records that no longer match an address held, in
 // order. Called under mu.
-func (p *Probation) compact() {
+func (p *Set) compact() {
 	kept := p.ends[:0]
 	for _, e := range p.ends[p.head:] {
 		if h, ok := p.held[e.addr]; ok && h.until == e.until {

@@ -1,4 +1,4 @@
-package agent
+package dhcp4wire
 
 import (
 	"bytes"
@@ -207,15 +207,15 @@ func everyCode() []byte {
 
 // messageOptions make cmp.Diff as strict as reflect.DeepEqual: net.IP's
 // Equal method would call a 4-byte and a 16-byte address equal, but
-// FromBytes's 4-byte form is part of what decodeMessage promises.
+// FromBytes's 4-byte form is part of what Decode promises.
 var messageOptions = cmp.Options{
 	cmp.Transformer("bytes", func(ip net.IP) []byte { return []byte(ip) }),
 }
 
 // stale is a message decoded into m before the case's input, so that a
-// field decodeMessage forgot to set, or an option it forgot to clear,
+// field Decode forgot to set, or an option it forgot to clear,
 // would show in the diff. It has maxReusedOptions options, the most with
-// which decodeMessage clears the map rather than replace it, among them
+// which Decode clears the map rather than replace it, among them
 // every code the cases use.
 func stale(t fataler) []byte {
 	t.Helper()
@@ -245,32 +245,32 @@ func TestDecodeMessage(t *testing.T) {
 				t.Fatalf("FromBytes error = %v, the case says error %t", wantErr, tt.wantErr)
 			}
 			var got dhcpv4.DHCPv4
-			if err := decodeMessage(&got, stale(t)); err != nil {
+			if err := Decode(&got, stale(t)); err != nil {
 				t.Fatal(err)
 			}
 			in := bytes.Clone(tt.in)
-			err := decodeMessage(&got, in)
+			err := Decode(&got, in)
 			if !bytes.Equal(in, tt.in) {
-				t.Errorf("decodeMessage changed its input")
+				t.Errorf("Decode changed its input")
 			}
 			if (err != nil) != (wantErr != nil) {
-				t.Fatalf("decodeMessage error = %v, FromBytes error = %v", err, wantErr)
+				t.Fatalf("Decode error = %v, FromBytes error = %v", err, wantErr)
 			}
 			if err != nil {
 				return
 			}
 			if diff := cmp.Diff(want, &got, messageOptions); diff != "" {
-				t.Errorf("decodeMessage differs from FromBytes (-want +got):\n%s", diff)
+				t.Errorf("Decode differs from FromBytes (-want +got):\n%s", diff)
 			}
 			if !reflect.DeepEqual(want, &got) {
-				t.Errorf("decodeMessage = %#v, not reflect.DeepEqual to FromBytes's %#v", &got, want)
+				t.Errorf("Decode = %#v, not reflect.DeepEqual to FromBytes's %#v", &got, want)
 			}
 		})
 	}
 }
 
 // TestDecodeMessageCoversEveryField fails when the dhcp library adds a
-// field to DHCPv4 that decodeMessage does not know it must set.
+// field to DHCPv4 that Decode does not know it must set.
 func TestDecodeMessageCoversEveryField(t *testing.T) {
 	want := []string{"OpCode", "HWType", "HopCount", "TransactionID", "NumSeconds", "Flags",
 		"ClientIPAddr", "YourIPAddr", "ServerIPAddr", "GatewayIPAddr", "ClientHWAddr",
@@ -280,7 +280,7 @@ func TestDecodeMessageCoversEveryField(t *testing.T) {
 		got = append(got, f.Name)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("dhcpv4.DHCPv4 fields (-decodeMessage sets +the library has):\n%s", diff)
+		t.Errorf("dhcpv4.DHCPv4 fields (-Decode sets +the library has):\n%s", diff)
 	}
 }
 
@@ -290,7 +290,7 @@ func TestDecodeMessageCoversEveryField(t *testing.T) {
 func TestDecodeMessageAliases(t *testing.T) {
 	in := perfdhcpRequest(t)
 	var m dhcpv4.DHCPv4
-	if err := decodeMessage(&m, in); err != nil {
+	if err := Decode(&m, in); err != nil {
 		t.Fatal(err)
 	}
 	opts := reflect.ValueOf(m.Options).UnsafePointer()
@@ -317,18 +317,18 @@ func TestDecodeMessageAliases(t *testing.T) {
 		t.Errorf("appending to a decoded slice wrote into the input")
 	}
 
-	if err := decodeMessage(&m, discover(t, macB).ToBytes()); err != nil {
+	if err := Decode(&m, discover(t, macB).ToBytes()); err != nil {
 		t.Fatal(err)
 	}
 	if got := reflect.ValueOf(m.Options).UnsafePointer(); got != opts {
-		t.Errorf("decodeMessage allocated a new options map for a message that had one")
+		t.Errorf("Decode allocated a new options map for a message that had one")
 	}
 
 	// A map grown by a message with every option code is replaced once,
 	// then reused again.
 	for i, b := range [][]byte{everyCode(), in, in} {
 		opts = reflect.ValueOf(m.Options).UnsafePointer()
-		if err := decodeMessage(&m, b); err != nil {
+		if err := Decode(&m, b); err != nil {
 			t.Fatal(err)
 		}
 		replaced := reflect.ValueOf(m.Options).UnsafePointer() != opts
@@ -377,25 +377,25 @@ func TestDecodeMessageAllocs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var m dhcpv4.DHCPv4
 			for _, b := range tt.stream { // the map and the strings, once
-				if err := decodeMessage(&m, b); (err != nil) != tt.wantErr {
-					t.Fatalf("decodeMessage error = %v, want error %t", err, tt.wantErr)
+				if err := Decode(&m, b); (err != nil) != tt.wantErr {
+					t.Fatalf("Decode error = %v, want error %t", err, tt.wantErr)
 				}
 			}
 			i := 0
 			allocs := testing.AllocsPerRun(100, func() {
-				if err := decodeMessage(&m, tt.stream[i%len(tt.stream)]); (err != nil) != tt.wantErr {
-					t.Fatalf("decodeMessage error = %v, want error %t", err, tt.wantErr)
+				if err := Decode(&m, tt.stream[i%len(tt.stream)]); (err != nil) != tt.wantErr {
+					t.Fatalf("Decode error = %v, want error %t", err, tt.wantErr)
 				}
 				i++
 			})
 			if allocs != 0 {
-				t.Errorf("decodeMessage: %v allocations per message, want 0", allocs)
+				t.Errorf("Decode: %v allocations per message, want 0", allocs)
 			}
 		})
 	}
 }
 
-// FuzzDecodeMessage: decodeMessage fails exactly when FromBytes fails, and
+// FuzzDecodeMessage: Decode fails exactly when FromBytes fails, and
 // otherwise yields an equal message, decoding every input into the same
 // reused message so that state left by an earlier input would show; it
 // never changes its input.
@@ -407,24 +407,24 @@ func FuzzDecodeMessage(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		want, wantErr := dhcpv4.FromBytes(in)
 		before := bytes.Clone(in)
-		err := decodeMessage(&got, in)
+		err := Decode(&got, in)
 		if !bytes.Equal(in, before) {
-			t.Fatalf("decodeMessage changed its input")
+			t.Fatalf("Decode changed its input")
 		}
 		if (err != nil) != (wantErr != nil) {
-			t.Fatalf("decodeMessage error = %v, FromBytes error = %v", err, wantErr)
+			t.Fatalf("Decode error = %v, FromBytes error = %v", err, wantErr)
 		}
 		if err != nil {
 			return
 		}
 		if !reflect.DeepEqual(want, &got) {
-			t.Fatalf("decodeMessage differs from FromBytes (-want +got):\n%s", cmp.Diff(want, &got, messageOptions))
+			t.Fatalf("Decode differs from FromBytes (-want +got):\n%s", cmp.Diff(want, &got, messageOptions))
 		}
 	})
 }
 
 // BenchmarkDecode compares FromBytes, which Serve calls per datagram, with
-// decodeMessage into a reused message, on the same wire messages.
+// Decode into a reused message, on the same wire messages.
 func BenchmarkDecode(b *testing.B) {
 	messages := []struct {
 		name string
@@ -443,11 +443,11 @@ func BenchmarkDecode(b *testing.B) {
 					}
 				}
 			})
-			b.Run("decodeMessage", func(b *testing.B) {
+			b.Run("Decode", func(b *testing.B) {
 				var m dhcpv4.DHCPv4
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := decodeMessage(&m, msg.wire); err != nil {
+					if err := Decode(&m, msg.wire); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -456,11 +456,11 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-// Example_decodeMessage decodes datagrams read into one reused buffer into
+// ExampleDecode decodes datagrams read into one reused buffer into
 // one reused message, as a read loop does: what outlives the next read
 // must be copied, since the message's slices are the buffer's bytes.
-func Example_decodeMessage() {
-	buf := make([]byte, maxMessage)
+func ExampleDecode() {
+	buf := make([]byte, 65507) // the largest UDP payload, as the agent reads
 	var m dhcpv4.DHCPv4
 	var aliased net.HardwareAddr
 	var copied []string
@@ -468,7 +468,7 @@ func Example_decodeMessage() {
 		hw, _ := net.ParseMAC(mac)
 		req, _ := dhcpv4.NewDiscovery(hw)
 		n := copy(buf, req.ToBytes()) // what conn.ReadFrom(buf) would do
-		if err := decodeMessage(&m, buf[:n]); err != nil {
+		if err := Decode(&m, buf[:n]); err != nil {
 			fmt.Println(err)
 			return
 		}

@@ -1,4 +1,4 @@
-package agent
+package probation
 
 import (
 	"net/netip"
@@ -6,6 +6,14 @@ import (
 	"time"
 
 	"github.com/vmnetkit/vmnetkit/leasestore"
+)
+
+// Fixtures: two addresses and a client.
+var (
+	addrA = netip.MustParseAddr("10.77.0.10")
+	addrB = netip.MustParseAddr("10.77.0.11")
+	macA  = "52:54:00:aa:00:01"
+	macB  = "52:54:00:aa:00:02"
 )
 
 // TestProbation checks when a declined address comes out of probation,
@@ -66,7 +74,7 @@ func TestProbation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := NewProbation(tt.period)
+			p := NewSet(tt.period)
 			for _, d := range tt.declines {
 				if got, want := p.Decline(leasestore.MustParseMAC(macA), d.addr, t0.Add(d.at)), t0.Add(d.at+tt.period); !got.Equal(want) {
 					t.Errorf("Decline(%s) at +%v = %v, want %v", d.addr, d.at, got, want)
@@ -85,7 +93,7 @@ func TestProbation(t *testing.T) {
 // forgets the rest, so the set does not grow with every decline ever made.
 func TestProbationLenForgets(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := NewProbation(time.Minute)
+	p := NewSet(time.Minute)
 	p.Decline(leasestore.MustParseMAC(macA), addrA, t0)
 	if got := p.Len(t0); got != 1 {
 		t.Errorf("Len after one decline = %d, want 1", got)

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package agent
+package udpsocket
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 func SetReceiveBuffer(conn syscall.Conn, bytes int) (granted int, err error) {
 	u, ok := conn.(*net.UDPConn)
 	if !ok {
-		return -1, errors.New("agent: SetReceiveBuffer needs a *net.UDPConn outside Linux")
+		return -1, errors.New("udpsocket: SetReceiveBuffer needs a *net.UDPConn outside Linux")
 	}
 	return -1, u.SetReadBuffer(bytes)
 }

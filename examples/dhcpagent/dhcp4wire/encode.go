@@ -1,8 +1,7 @@
-package agent
+package dhcp4wire
 
 import (
 	"slices"
-	"sync"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 )
@@ -11,19 +10,19 @@ import (
 const (
 	fixedLenNoCookie = 236 // op through file
 	bootpMinLen      = 300 // the shortest message some relays and clients accept
-	optionRelayInfo  = 82  // RFC 3046 section 2.1: it SHALL come last
+	OptionRelayInfo  = 82  // RFC 3046 section 2.1: it SHALL come last
 )
 
 var magicCookie = [4]byte{99, 130, 83, 99}
 
-// appendMessage appends m's wire form to b: the same bytes as
+// Append appends m's wire form to b: the same bytes as
 // m.ToBytes(), which Handle cannot afford per reply (it allocates a
 // buffer, a sorted slice of the option codes and the padding). Options
 // are in code order, 82 last, each longer than 255 bytes split into
 // instances (RFC 3396), then the end option and zero padding up to 300
 // bytes. Pad (0) and end (255) in m.Options are left out, as ToBytes
 // does. It allocates only if b is too small.
-func appendMessage(b []byte, m *dhcpv4.DHCPv4) []byte {
+func Append(b []byte, m *dhcpv4.DHCPv4) []byte {
 	start := len(b)
 	b = slices.Grow(b, bootpMinLen)
 	hlen := len(m.ClientHWAddr)
@@ -70,7 +69,7 @@ func appendMessage(b []byte, m *dhcpv4.DHCPv4) []byte {
 
 // order is where an option code goes in a message: 82 after all others.
 func order(code uint8) int {
-	if code == optionRelayInfo {
+	if code == OptionRelayInfo {
 		return 256
 	}
 	return int(code)
@@ -106,8 +105,3 @@ func appendPadded[T ~string | ~[]byte](b []byte, v T, max, size int) []byte {
 	}
 	return b
 }
-
-// sendBuffers holds the buffers Handle encodes replies into. A reply of
-// the agent is at most the client's limit, 1,500 bytes on Ethernet; a
-// larger one (a client that accepts more) grows its buffer once.
-var sendBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1500); return &b }}

@@ -1,4 +1,4 @@
-package agent
+package dhcp4wire
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"github.com/insomniacslk/dhcp/iana"
 )
 
-// Reasons decodeMessage rejects a datagram. They are plain values, not
+// Reasons Decode rejects a datagram. They are plain values, not
 // formatted per message, so that a flood of garbage costs no allocation
 // either.
 var (
@@ -21,7 +21,7 @@ var (
 )
 
 // maxReusedOptions is the most options a message may have held for
-// decodeMessage to clear and reuse its map. A map keeps the room it grew
+// Decode to clear and reuse its map. A map keeps the room it grew
 // to, and clearing costs that room: once a message with every option code
 // has been decoded into m, clearing its map would double the cost of every
 // message after it. Real clients send about ten options.
@@ -35,7 +35,7 @@ const (
 	offFile   = 108
 )
 
-// decodeMessage fills m with the DHCPv4 message in b, as dhcpv4.FromBytes(b)
+// Decode fills m with the DHCPv4 message in b, as dhcpv4.FromBytes(b)
 // would return it (equal under reflect.DeepEqual and cmp.Diff), and fails
 // exactly when FromBytes fails, though with its own error text. On error, m
 // holds a partial message and must not be used.
@@ -62,7 +62,7 @@ const (
 // not acted on: it is kept as an option like any other, and sname and file
 // are read as NUL-terminated strings whatever they hold, as FromBytes
 // reads them.
-func decodeMessage(m *dhcpv4.DHCPv4, b []byte) error {
+func Decode(m *dhcpv4.DHCPv4, b []byte) error {
 	if len(b) < fixedLenNoCookie+len(magicCookie) {
 		return errShortHeader
 	}

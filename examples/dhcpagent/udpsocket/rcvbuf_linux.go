@@ -1,4 +1,4 @@
-package agent
+package udpsocket
 
 import (
 	"fmt"
@@ -35,10 +35,10 @@ func setReceiveBuffer(fd, bytes int) (granted int, err error) {
 	}
 	granted, getErr := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF)
 	if getErr != nil {
-		return 0, fmt.Errorf("agent: read SO_RCVBUF: %w", getErr)
+		return 0, fmt.Errorf("udpsocket: read SO_RCVBUF: %w", getErr)
 	}
 	if setErr != nil {
-		return granted, fmt.Errorf("agent: set SO_RCVBUF to %d: %w", bytes, setErr)
+		return granted, fmt.Errorf("udpsocket: set SO_RCVBUF to %d: %w", bytes, setErr)
 	}
 	return granted, nil
 }

@@ -1,0 +1,134 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+
+	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/leasestore"
+)
+
+// version is one load of the pool: its table, and what its replies have
+// reported of the options they left out (see Respond).
+type version struct {
+	table           *leasestore.Store
+	prefix          netip.Prefix
+	options         *leasestore.Options
+	pool            string
+	resourceVersion string
+	trimmed         atomic.Int64 // replies that left out an option
+	encoded         optionCache  // the options its replies carry, encoded once
+
+	mu       sync.Mutex       // serializes the reports, so that one reply reports all it cut
+	reported [256]atomic.Bool // option codes whose cut has been logged; set under mu
+}
+
+func (v *version) store() *leasestore.Store {
+	if v == nil {
+		return nil
+	}
+	return v.table
+}
+
+// Update is the outcome of one load.
+type Update struct {
+	Pool     string          // the pool's namespace/name
+	Leases   int             // leases in the new table
+	Plan     leasestore.Plan // from the previous table (none: every lease is an add)
+	Problems []error         // what the load left out, in the order Config, ipam and leasestore report them
+}
+
+// Load decodes data as a Pool and applies it; see Apply. On an error the
+// table being served is left as it was.
+func (a *Agent) Load(data []byte) (Update, error) {
+	p, err := DecodePool(data)
+	if err != nil {
+		a.log.Error(err, "pool rejected, table unchanged")
+		return Update{}, err
+	}
+	return a.Apply(p)
+}
+
+// Apply builds the lease table of p (Pool.Config, ipam.ParseAllocated,
+// leasestore.Build), swaps it in, and logs a summary, then the adds,
+// updates, removes and problems (up to 50 lines of each). A pool whose spec
+// is invalid is an error and leaves the table being served as it was;
+// problems with single entries or options only leave those out.
+func (a *Agent) Apply(p *Pool) (Update, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+
+	spec, opts, problems, err := p.Config()
+	if err != nil {
+		a.log.Error(err, "pool rejected, table unchanged", "pool", p.Name())
+		return Update{}, err
+	}
+	snap, ipamProblems := ipam.ParseAllocated(spec, p.Status.Allocated)
+	for _, pr := range ipamProblems {
+		problems = append(problems, pr)
+	}
+	store, storeProblems := leasestore.Build(snap, opts)
+	for _, pr := range storeProblems {
+		if errors.Is(pr, ipam.ErrInvalidSpec) { // Config validated it; never serve an empty table for it
+			err := fmt.Errorf("agent: pool %q: %w", p.Name(), pr.Err)
+			a.log.Error(err, "pool rejected, table unchanged", "pool", p.Name())
+			return Update{}, err
+		}
+		problems = append(problems, pr) // its text names the entry
+	}
+
+	old := a.table.Swap(&version{table: store, prefix: spec.Prefix, options: store.Options(),
+		pool: p.Name(), resourceVersion: p.Metadata.ResourceVersion})
+	a.counters.loads.Add(1)
+	u := Update{Pool: p.Name(), Leases: store.Len(), Plan: leasestore.Diff(old.store(), store), Problems: problems}
+	a.logUpdate(p, u)
+	if old != nil {
+		if n := old.trimmed.Load(); n > 0 {
+			a.log.Info("replies trimmed under the replaced table", "pool", old.pool,
+				"resourceVersion", old.resourceVersion, "count", n)
+		}
+	}
+	return u, nil
+}
+
+// maxLogged bounds the lines one load logs per kind (adds, updates,
+// removes, problems), so that loading a pool of a million leases does not
+// log a million lines; the summary line has the full counts.
+const maxLogged = 50
+
+func (a *Agent) logUpdate(p *Pool, u Update) {
+	a.log.Info("table swapped", "pool", u.Pool, "resourceVersion", p.Metadata.ResourceVersion,
+		"leases", u.Leases, "add", len(u.Plan.Add), "update", len(u.Plan.Update),
+		"remove", len(u.Plan.Remove), "problems", len(u.Problems))
+	for i, l := range u.Plan.Add {
+		if i == maxLogged {
+			a.log.Info("more adds not logged", "count", len(u.Plan.Add)-i)
+			break
+		}
+		a.log.Info("add", "mac", l.MAC.String(), "addr", l.Addr.String())
+	}
+	for i, c := range u.Plan.Update {
+		if i == maxLogged {
+			a.log.Info("more updates not logged", "count", len(u.Plan.Update)-i)
+			break
+		}
+		a.log.Info("update", "mac", c.New.MAC.String(), "from", c.Old.Addr.String(), "to", c.New.Addr.String())
+	}
+	for i, l := range u.Plan.Remove {
+		if i == maxLogged {
+			a.log.Info("more removes not logged", "count", len(u.Plan.Remove)-i)
+			break
+		}
+		a.log.Info("remove", "mac", l.MAC.String(), "addr", l.Addr.String())
+	}
+	for i, pr := range u.Problems {
+		if i == maxLogged {
+			a.log.Info("more problems not logged", "pool", u.Pool, "count", len(u.Problems)-i)
+			break
+		}
+		a.log.Info("problem", "pool", u.Pool, "err", pr.Error())
+	}
+}
