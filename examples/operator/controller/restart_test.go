@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
@@ -114,9 +115,9 @@ func hasLast(got []poolEvent, e poolEvent) bool {
 // CacheReady, then 50 more claims and 50 deletions at once.
 func TestRestart(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "restart")
+	ns := kubetest.CreateNamespace(t, c, "restart")
 	createPool(t, c, ns, "net4", pool4)
 	createPool(t, c, ns, "net6", pool6)
 

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
@@ -19,9 +20,9 @@ import (
 // conflicts must happen, and no address may be given twice.
 func TestSplitBrain(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "splitbrain")
+	ns := kubetest.CreateNamespace(t, c, "splitbrain")
 	createPool(t, c, ns, "shared", v1alpha1.IPPoolSpec{
 		Network: "vm-net", CIDR: "10.30.0.0/24", RangeStart: "10.30.0.2", RangeEnd: "10.30.0.254",
 		Exclude: []string{"10.30.0.64/27"}, ServerIP: "10.30.0.2", Router: "10.30.0.1",
