@@ -80,10 +80,7 @@ func TestDeploymentMatchesFlags(t *testing.T) {
 func TestRunAsRole(t *testing.T) {
 	cfg := apiServer(t)
 	scheme := kubetest.NewScheme(v1alpha1.AddToScheme, ipamv1.AddToScheme)
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
 	for _, ns := range []string{"vms", "vmnetkit-system"} {
 		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {

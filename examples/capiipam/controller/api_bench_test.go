@@ -54,7 +54,7 @@ func BenchmarkSettle(b *testing.B) {
 	for range b.N {
 		ns := kubetest.CreateNamespace(b, c, "bench-create")
 		start := time.Now()
-		if err := inParallel(n, 16, func(i int) error {
+		if err := kubetest.InParallel(n, 16, func(i int) error {
 			return c.Create(context.Background(), plainAddress(ns, "none", i, netip.AddrFrom4([4]byte{10, 200, byte(i >> 8), byte(i)})))
 		}); err != nil {
 			b.Fatal(err)
@@ -69,7 +69,7 @@ func BenchmarkSettle(b *testing.B) {
 		get(b, c, pools[1])
 		answered := watchSettled(b, cfg, ns, n) // the provider phases' watch, for the same load
 		start = time.Now()
-		if err := inParallel(n, 16, func(i int) error { return fs.answerPlainly(c, pools[i%2], i) }); err != nil {
+		if err := kubetest.InParallel(n, 16, func(i int) error { return fs.answerPlainly(c, pools[i%2], i) }); err != nil {
 			b.Fatal(err)
 		}
 		<-answered
@@ -204,7 +204,7 @@ func BenchmarkStartup(b *testing.B) {
 		ns := kubetest.CreateNamespace(b, c, "bench-startup")
 		pool := newPool(ns, "big", v1alpha1.PoolSpec{Addresses: []string{"10.128.0.0/16"}, Prefix: 16})
 		create(b, c, pool)
-		if err := inParallel(n, 32, func(i int) error {
+		if err := kubetest.InParallel(n, 32, func(i int) error {
 			v := 10<<24 | 128<<16 | uint32(i+1) // 10.128.0.1 on
 			a := netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 			return c.Create(context.Background(), plainAddress(ns, "big", i, a))

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -200,35 +199,4 @@ func checkUnique(t testing.TB, c client.Client, ns string) map[string]netip.Addr
 		t.Fatalf("%d addresses handed out twice, first: %s", len(dups), dups[0])
 	}
 	return byName
-}
-
-// inParallel runs f(0..n-1) on workers goroutines and returns the first error.
-func inParallel(n, workers int, f func(i int) error) error {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		next  = make(chan int)
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := f(i); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return first
 }

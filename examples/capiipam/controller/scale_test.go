@@ -47,7 +47,7 @@ func (s claimSet) claim(i int) *ipamv1.IPAddressClaim {
 // createAll creates claims [from, to) with 16 writers.
 func (s claimSet) createAll(t testing.TB, c client.Client, from, to int) {
 	t.Helper()
-	if err := inParallel(to-from, 16, func(i int) error {
+	if err := kubetest.InParallel(to-from, 16, func(i int) error {
 		return c.Create(context.Background(), s.claim(from+i))
 	}); err != nil {
 		t.Fatal(err)

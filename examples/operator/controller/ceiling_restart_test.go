@@ -259,7 +259,7 @@ func TestStatusTooLarge(t *testing.T) {
 		t.Errorf("pool at the edge: %d entries, conditions %+v; want its %d entries untouched", len(edge.Status.Allocated), edge.Status.Conditions, ok)
 	}
 	const claims = 40
-	if err := inParallel(claims, 8, func(i int) error {
+	if err := kubetest.InParallel(claims, 8, func(i int) error {
 		return c.Create(ctx, claimOn(ns, fmt.Sprintf("vm-%02d", i), fmt.Sprintf("52:54:00:ee:00:%02x", i), "v6"))
 	}); err != nil {
 		t.Fatal(err)

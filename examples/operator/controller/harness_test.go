@@ -2,14 +2,12 @@ package controller_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
 	"net"
 	"net/netip"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -100,31 +98,6 @@ func startManagerLogged(t *testing.T, cfg *rest.Config, ns, epoch string, claimS
 	}
 	m.stop = kubetest.RunManager(t, mgr)
 	return m
-}
-
-// inParallel runs f(0..n-1) on workers goroutines and returns the errors.
-func inParallel(n, workers int, f func(i int) error) error {
-	var (
-		wg   sync.WaitGroup
-		next atomic.Int64
-		mu   sync.Mutex
-		errs []error
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				if err := f(i); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 func cacheReady(p *v1alpha1.IPPool) (status, reason string) {

@@ -124,7 +124,7 @@ func TestRestart(t *testing.T) {
 	step := time.Now()
 	first := startManager(t, cfg, ns, "epoch-first", nil)
 	waitPoolsReady(t, c, ns, first.epoch, "net4", "net6")
-	if err := inParallel(200, 16, func(i int) error { return c.Create(ctx, claim(ns, i)) }); err != nil {
+	if err := kubetest.InParallel(200, 16, func(i int) error { return c.Create(ctx, claim(ns, i)) }); err != nil {
 		t.Fatal(err)
 	}
 	waitClaimsReady(t, c, ns, 200)
@@ -166,7 +166,7 @@ func TestRestart(t *testing.T) {
 	}
 
 	step = time.Now()
-	err := inParallel(100, 16, func(i int) error {
+	err := kubetest.InParallel(100, 16, func(i int) error {
 		if i < 50 {
 			return c.Create(ctx, claim(ns, 200+i))
 		}

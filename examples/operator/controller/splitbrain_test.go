@@ -33,7 +33,7 @@ func TestSplitBrain(t *testing.T) {
 	b := startManager(t, cfg, ns, "epoch-b", labels.SelectorFromSet(nil).Add(mustRequirement(t, "side", "b", "both")))
 	sides := []string{"a", "b", "a", "b", "both"}
 	const n = 150
-	err := inParallel(n, 16, func(i int) error {
+	err := kubetest.InParallel(n, 16, func(i int) error {
 		return c.Create(ctx, &v1alpha1.VMNetworkConfig{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("vm-%03d", i), Labels: map[string]string{"side": sides[i%len(sides)]}},
 			Spec: v1alpha1.VMNetworkConfigSpec{NICs: []v1alpha1.NIC{
