@@ -62,9 +62,7 @@ var cmpSpecs = cmp.Options{cmpAddrs, cmpopts.EquateEmpty()}
 
 // cmpAddrs compares netip and netipx values by value (they have unexported fields).
 var cmpAddrs = cmp.Options{
-	cmp.Comparer(func(a, b netip.Addr) bool { return a == b }),
-	cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }),
-	cmp.Comparer(func(a, b netipx.IPRange) bool { return a == b }),
+	cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{}, netipx.IPRange{}),
 	cmp.Comparer(func(a, b error) bool { return (a == nil) == (b == nil) && (a == nil || a.Error() == b.Error()) }),
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"go4.org/netipx"
 )
 
@@ -156,7 +157,7 @@ func TestUnmadePool(t *testing.T) {
 		{"zero Pool", func() *Pool { return &Pool{} }},
 		{"Clone of a zero Pool", func() *Pool { return (&Pool{}).Clone() }},
 	}
-	opts := cmp.Options{cmpAddrs, cmp.Comparer(func(a, b Count) bool { return a == b })}
+	opts := cmp.Options{cmpAddrs, cmpopts.EquateComparable(Count{})}
 	for _, pool := range pools {
 		for _, tt := range tests {
 			t.Run(pool.name+"/"+tt.name, func(t *testing.T) {

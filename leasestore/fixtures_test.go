@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"go4.org/netipx"
 
 	"github.com/vmnetkit/vmnetkit/internal/netiptest"
@@ -75,9 +76,7 @@ func leases(s *leasestore.Store) []leasestore.Lease { return slices.Collect(s.Al
 // cmpOpts compare netip and MAC values by ==; *Options compare with their
 // Equal method.
 var cmpOpts = cmp.Options{
-	cmp.Comparer(func(a, b leasestore.MAC) bool { return a == b }),
-	cmp.Comparer(func(a, b netip.Addr) bool { return a == b }),
-	cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }),
+	cmpopts.EquateComparable(leasestore.MAC{}, netip.Addr{}, netip.Prefix{}),
 }
 
 func mustBuild(t *testing.T, s ipam.Snapshot, opts leasestore.Options) *leasestore.Store {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"pgregory.net/rapid"
 
 	"github.com/vmnetkit/vmnetkit/internal/netiptest"
@@ -79,13 +80,13 @@ func TestUnusableAddressTable(t *testing.T) {
 			} else {
 				wantIgnored = []IgnoredAddr{{a, Hypervisor, tt.why}}
 			}
-			if diff := cmp.Diff(wantCredited, v.Devices[0].Credited, cmp.Comparer(func(x, y netip.Addr) bool { return x == y })); diff != "" {
+			if diff := cmp.Diff(wantCredited, v.Devices[0].Credited, cmpopts.EquateComparable(netip.Addr{})); diff != "" {
 				t.Errorf("credited (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(wantIgnored, v.Devices[0].Ignored, cmp.Comparer(func(x, y netip.Addr) bool { return x == y })); diff != "" {
+			if diff := cmp.Diff(wantIgnored, v.Devices[0].Ignored, cmpopts.EquateComparable(netip.Addr{})); diff != "" {
 				t.Errorf("ignored (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(wantAddrs, v.Addresses, cmp.Comparer(func(x, y netip.Addr) bool { return x == y })); diff != "" {
+			if diff := cmp.Diff(wantAddrs, v.Addresses, cmpopts.EquateComparable(netip.Addr{})); diff != "" {
 				t.Errorf("Addresses (-want +got):\n%s", diff)
 			}
 			if v.Ready != (tt.why == usable) {
@@ -161,7 +162,7 @@ func TestIgnorePrefixIPv4MappedMatchesUnmapped(t *testing.T) {
 func TestUnusableAddressTableInvalidRow(t *testing.T) {
 	v := Evaluate(Input{Devices: []Device{{MAC: mac0, DHCP4: true}}, NICs: []NIC{{MAC: mac0, Addrs: []netip.Addr{{}}}}}, Strict)
 	want := []IgnoredAddr{{netip.Addr{}, Hypervisor, IgnoredInvalid}}
-	if diff := cmp.Diff(want, v.Devices[0].Ignored, cmp.Comparer(func(x, y netip.Addr) bool { return x == y })); diff != "" {
+	if diff := cmp.Diff(want, v.Devices[0].Ignored, cmpopts.EquateComparable(netip.Addr{})); diff != "" {
 		t.Errorf("ignored (-want +got):\n%s", diff)
 	}
 	if v.Ready {

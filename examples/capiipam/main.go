@@ -52,7 +52,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.SetOutput(stderr)
 	f := &flags{Flags: manager.AddFlags(fs, "hands out addresses")}
 	fs.StringVar(&f.epoch, "epoch", "", "this process's cache epoch (default: random; set only in tests)")
-	fs.IntVar(&f.concurrency, "concurrent-claims", 8, "IPAddressClaims reconciled at once")
+	fs.IntVar(&f.concurrency, "concurrent-claims", manager.DefaultMaxConcurrentClaims, "IPAddressClaims reconciled at once")
 	f.logging = command.AddLoggingFlags(fs, stderr)
 	if err := fs.Parse(args); err != nil {
 		return nil, err

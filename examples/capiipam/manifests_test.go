@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -32,8 +33,7 @@ func init() {
 // module this package is built with) and capiipam's.
 func apiServer(t *testing.T) *rest.Config {
 	t.Helper()
-	capi, err := kubetest.ModuleCRDs("sigs.k8s.io/cluster-api", "ipam.cluster.x-k8s.io_ipaddressclaims.yaml",
-		"ipam.cluster.x-k8s.io_ipaddresses.yaml", "cluster.x-k8s.io_clusters.yaml")
+	capi, err := kubetest.ClusterAPICRDs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,10 +80,7 @@ func TestDeploymentMatchesFlags(t *testing.T) {
 func TestRunAsRole(t *testing.T) {
 	cfg := apiServer(t)
 	scheme := kubetest.NewScheme(v1alpha1.AddToScheme, ipamv1.AddToScheme)
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
 	for _, ns := range []string{"vms", "vmnetkit-system"} {
 		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
@@ -125,25 +122,18 @@ func TestRunAsRole(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		got := &ipamv1.IPAddressClaim{}
+	got := &ipamv1.IPAddressClaim{}
+	kubetest.Eventually(t, 60*time.Second, "an address for the claim", func() (bool, string) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(claim), got); err != nil {
 			t.Fatal(err)
 		}
-		if name := got.Status.AddressRef.Name; name != "" {
-			addr := &ipamv1.IPAddress{}
-			if err := c.Get(ctx, client.ObjectKey{Namespace: "vms", Name: name}, addr); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("claim %s: IPAddress %s = %s/%d", claim.Name, name, addr.Spec.Address, *addr.Spec.Prefix)
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the claim got no address within 60s: status %+v; log:\n%s", got.Status, log.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return got.Status.AddressRef.Name != "", fmt.Sprintf("status %+v; log:\n%s", got.Status, log.String())
+	})
+	addr := &ipamv1.IPAddress{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "vms", Name: got.Status.AddressRef.Name}, addr); err != nil {
+		t.Fatal(err)
 	}
+	t.Logf("claim %s: IPAddress %s = %s/%d", claim.Name, addr.Name, addr.Spec.Address, *addr.Spec.Prefix)
 	lease := &coordinationv1.Lease{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: "vmnetkit-system", Name: "vmnetkit-capiipam.ipam.vmnetkit.dev"}, lease); err != nil {
 		t.Errorf("leader election Lease: %v", err)

@@ -27,7 +27,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs.SetOutput(stderr)
 	f := &flags{Flags: manager.AddFlags(fs, "hands out addresses")}
 	fs.StringVar(&f.epoch, "epoch", "", "this process's cache epoch, written to each pool's status.cacheEpoch (default: random; set only in tests)")
-	fs.IntVar(&f.concurrency, "concurrent-claims", 8, "VMNetworkConfigs reconciled at once")
+	fs.IntVar(&f.concurrency, "concurrent-claims", manager.DefaultMaxConcurrentClaims, "VMNetworkConfigs reconciled at once")
 	fs.IntVar(&f.maxAllocations, "max-allocations-per-pool", controller.DefaultMaxAllocations,
 		"most addresses one IPPool hands out to MACs: its status must fit in one etcd object (an IPPool's spec.maxAllocations may lower it); claims beyond it wait with reason CapacityLimited")
 	f.logging = command.AddLoggingFlags(fs, stderr)

@@ -9,12 +9,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,8 +24,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	certutil "k8s.io/client-go/util/cert"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -120,7 +116,7 @@ type cluster struct {
 func newCluster(t *testing.T) *cluster {
 	t.Helper()
 	k := &cluster{cfg: kubetest.Start(t, filepath.Join("config", "crd"))}
-	k.kubeconfig = writeKubeconfig(t, k.cfg, operatorUser)
+	k.kubeconfig = kubetest.Kubeconfig(t, k.cfg, operatorUser)
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
@@ -167,44 +163,23 @@ func (k *cluster) bindRole(t *testing.T) {
 
 // start runs the command with -kubeconfig (as operatorUser), -namespace vms,
 // and args; t.Cleanup stops it and checks it returned nil.
-func (k *cluster) start(t *testing.T, epoch string, args ...string) *lockedBuffer {
+func (k *cluster) start(t *testing.T, epoch string, args ...string) *kubetest.LockedBuffer {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	stderr := &lockedBuffer{} // the logger writes from many goroutines
 	args = append([]string{"-kubeconfig", k.kubeconfig, "-namespace", "vms", "-epoch", epoch}, args...)
-	go func() { done <- run(ctx, args, stderr) }()
-	t.Cleanup(func() {
-		cancel()
-		select { // a manager whose caches never synced may take a while to stop
-		case err := <-done:
-			if err != nil {
-				t.Errorf("run() after cancel = %v; log:\n%s", err, stderr.String())
-			}
-		case <-time.After(60 * time.Second):
-			t.Errorf("run() did not return 60s after cancel; log:\n%s", stderr.String())
-		}
-	})
-	return stderr
+	return kubetest.RunCommand(t, run, args...)
 }
 
 // waitClaim waits until the sample claim has its two addresses.
-func (k *cluster) waitClaim(t *testing.T, log *lockedBuffer) {
+func (k *cluster) waitClaim(t *testing.T, log *kubetest.LockedBuffer) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	kubetest.Eventually(t, 60*time.Second, "the claim with its two addresses", func() (bool, string) {
 		got := &v1alpha1.VMNetworkConfig{}
 		if err := k.c.Get(context.Background(), client.ObjectKeyFromObject(k.claim), got); err != nil {
 			t.Fatal(err)
 		}
-		if len(got.Status.NICs) == 2 && got.Status.NICs[1].Address == "192.168.50.200" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the claim got no addresses: status %+v; operator log:\n%s", got.Status, log.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		ok := len(got.Status.NICs) == 2 && got.Status.NICs[1].Address == "192.168.50.200"
+		return ok, fmt.Sprintf("status %+v; operator log:\n%s", got.Status, log.String())
+	})
 }
 
 // TestRun runs the command as a user would, with -kubeconfig, against a real
@@ -215,7 +190,7 @@ func (k *cluster) waitClaim(t *testing.T, log *lockedBuffer) {
 // series. A pool that cannot be built leaves the process ready.
 func TestRun(t *testing.T) {
 	k := newCluster(t)
-	probes, metrics := freeAddr(t), freeAddr(t)
+	probes, metrics := kubetest.FreeAddr(t), kubetest.FreeAddr(t)
 	allocated := allocationsSoFar(t, k.pool.Name) + 2
 	log := k.start(t, "from-main", "-health-probe-bind-address", probes, "-metrics-bind-address", metrics, "-metrics-secure=false")
 
@@ -239,7 +214,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("pool status: epoch %q used %q, want epoch %q used 2", got.Status.CacheEpoch, got.Status.Used, "from-main")
 	}
 	series := poolSeries(got, allocated)
-	eventually(t, 30*time.Second, "the pool's series on /metrics", func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, "the pool's series on /metrics", func() (bool, string) {
 		_, body := get(t, "http://"+metrics+"/metrics", nil)
 		return missing(body, series) == nil, fmt.Sprintf("missing %q", missing(body, series))
 	})
@@ -251,7 +226,7 @@ func TestRun(t *testing.T) {
 	if err := k.c.Create(context.Background(), bad); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "CacheReady=False/BuildFailed on the invalid pool", func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, "CacheReady=False/BuildFailed on the invalid pool", func() (bool, string) {
 		if err := k.c.Get(context.Background(), client.ObjectKeyFromObject(bad), bad); err != nil {
 			return false, err.Error()
 		}
@@ -340,7 +315,7 @@ func missing(body string, want []string) []string {
 func TestRunMetricsSecure(t *testing.T) {
 	k := newCluster(t)
 	k.bindRole(t)
-	metrics, metrics2 := freeAddr(t), freeAddr(t)
+	metrics, metrics2 := kubetest.FreeAddr(t), kubetest.FreeAddr(t)
 	certDir := t.TempDir()
 	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey("127.0.0.1", nil, nil)
 	if err != nil {
@@ -362,7 +337,7 @@ func TestRunMetricsSecure(t *testing.T) {
 	// It watches another namespace: the pool has one owner.
 	k.start(t, "secure-self-signed", "-metrics-bind-address", metrics2, "-namespace", "default")
 	waitStatus(t, "https://"+metrics2+"/metrics", nil, http.StatusUnauthorized)
-	eventually(t, 30*time.Second, "the -metrics-cert-dir certificate served", func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, "the -metrics-cert-dir certificate served", func() (bool, string) {
 		resp, err := verifying.Get("https://" + metrics + "/metrics")
 		if err != nil {
 			return false, err.Error()
@@ -413,21 +388,10 @@ func TestRunMetricsSecure(t *testing.T) {
 	}
 	scraper := token("scraper")
 	series := poolSeries(got, allocated)
-	eventually(t, 30*time.Second, "the pool's series on /metrics", func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, "the pool's series on /metrics", func() (bool, string) {
 		code, body := get(t, url, scraper)
 		return code == http.StatusOK && missing(body, series) == nil, fmt.Sprintf("%d, missing %q", code, missing(body, series))
 	})
-}
-
-// freeAddr returns a loopback address with a port free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // insecureClient talks to the operator's self-signed HTTPS endpoints.
@@ -460,27 +424,10 @@ func get(t *testing.T, url string, h http.Header) (int, string) {
 // waitStatus polls GET url until it answers want.
 func waitStatus(t *testing.T, url string, h http.Header, want int) {
 	t.Helper()
-	eventually(t, 60*time.Second, fmt.Sprintf("GET %s = %d", url, want), func() (bool, string) {
+	kubetest.Eventually(t, 60*time.Second, fmt.Sprintf("GET %s = %d", url, want), func() (bool, string) {
 		code, body := get(t, url, h)
 		return code == want, fmt.Sprintf("%d %q", code, body)
 	})
-}
-
-// eventually polls cond until it returns true, failing t with cond's last
-// message after timeout.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, msg := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v, still not %s: %s", timeout, what, msg)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }
 
 // readYAML decodes the YAML file path into obj, strictly.
@@ -493,41 +440,4 @@ func readYAML(t *testing.T, path string, obj any) {
 	if err := yaml.UnmarshalStrict(data, obj); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-}
-
-// writeKubeconfig writes cfg (an envtest admin's: client certificates),
-// impersonating user, as a kubeconfig file and returns its path.
-func writeKubeconfig(t *testing.T, cfg *rest.Config, user string) string {
-	t.Helper()
-	kc := clientcmdapi.NewConfig()
-	kc.Clusters["envtest"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
-	kc.AuthInfos["admin"] = &clientcmdapi.AuthInfo{
-		ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData, Token: cfg.BearerToken,
-		Impersonate: user,
-	}
-	kc.Contexts["envtest"] = &clientcmdapi.Context{Cluster: "envtest", AuthInfo: "admin"}
-	kc.CurrentContext = "envtest"
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*kc, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// lockedBuffer is a bytes.Buffer safe for concurrent writers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,18 +26,6 @@ type countingHypervisor struct{ calls atomic.Int64 }
 func (h *countingHypervisor) NICs(_ context.Context, m *infrav1.VMMachine) ([]readiness.NIC, error) {
 	h.calls.Add(1)
 	return ReportedNICs(m.Status.Network), nil
-}
-
-// eventually polls cond until it holds or 30s pass.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // TestControllerNodeAppearsLater runs the adapter in a controller-runtime
@@ -68,16 +57,16 @@ func TestControllerNodeAppearsLater(t *testing.T) {
 	provisioned := func() (conditions.Condition, bool) {
 		return kube.FindMeta(w.getMachine(name).Status.Conditions, ConditionVMProvisioned)
 	}
-	eventually(t, "VMProvisioned False", func() bool {
+	kubetest.Eventually(t, 30*time.Second, "VMProvisioned False", func() (bool, string) {
 		cond, ok := provisioned()
-		return ok && cond.Status == conditions.ConditionFalse
+		return ok && cond.Status == conditions.ConditionFalse, fmt.Sprintf("%+v (found: %v)", cond, ok)
 	})
 
 	t1 := clock.Advance(time.Minute)
 	w.setNode(name, []string{"10.0.0.5"})
-	eventually(t, "VMProvisioned True after the Node registered", func() bool {
+	kubetest.Eventually(t, 30*time.Second, "VMProvisioned True after the Node registered", func() (bool, string) {
 		cond, ok := provisioned()
-		return ok && cond.Status == conditions.ConditionTrue
+		return ok && cond.Status == conditions.ConditionTrue, fmt.Sprintf("%+v (found: %v)", cond, ok)
 	})
 	want := expect(name, 1, t1, observation{wantReady: true, wantAddrs: []string{"10.0.0.5"}})
 	if diff := cmp.Diff(want, decided(t, w.getMachine(name))); diff != "" {
@@ -93,7 +82,10 @@ func TestControllerNodeAppearsLater(t *testing.T) {
 	if err := c.Update(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a reconcile of the relabelled machine", func() bool { return hv.calls.Load() > calls })
+	kubetest.Eventually(t, 30*time.Second, "a reconcile of the relabelled machine", func() (bool, string) {
+		n := hv.calls.Load()
+		return n > calls, fmt.Sprintf("%d hypervisor calls, %d before", n, calls)
+	})
 	time.Sleep(time.Second) // room for a write, and for the loop it would start
 	if n := writes.Load() - before; n != 0 {
 		t.Errorf("%d writes after an event with nothing to decide, want 0", n)

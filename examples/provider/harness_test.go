@@ -36,15 +36,8 @@ var scheme = kubetest.NewScheme(infrav1.AddToScheme)
 func kubeEnv(t *testing.T) (*rest.Config, client.Client, string) {
 	t.Helper()
 	cfg := apiServer.Config(t)
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "provider-"}}
-	if err := c.Create(context.Background(), ns); err != nil {
-		t.Fatal(err)
-	}
-	return cfg, c, ns.Name
+	c := kubetest.NewClient(t, cfg, scheme)
+	return cfg, c, kubetest.CreateNamespace(t, c, "provider")
 }
 
 // fakeClock is the injected clock: it moves only when told to.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -95,7 +96,7 @@ func TestDevices(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, problems := Devices(infrav1.NetworkSpec{Devices: tt.devices})
-			if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b netip.Addr) bool { return a == b })); len(tt.problems) == 0 && diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateComparable(netip.Addr{})); len(tt.problems) == 0 && diff != "" {
 				t.Errorf("Devices (-want +got):\n%s", diff)
 			}
 			if len(tt.problems) > 0 && got != nil {
@@ -139,7 +140,7 @@ func TestReportedNICs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := ReportedNICs(tt.reported)
-			if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b netip.Addr) bool { return a == b })); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateComparable(netip.Addr{})); diff != "" {
 				t.Errorf("ReportedNICs (-want +got):\n%s", diff)
 			}
 		})
@@ -171,7 +172,7 @@ func TestNodeAddrs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := NodeAddrs(tt.node)
-			if diff := cmp.Diff(tt.want, got, cmp.Comparer(func(a, b netip.Addr) bool { return a == b })); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateComparable(netip.Addr{})); diff != "" {
 				t.Errorf("NodeAddrs (-want +got):\n%s", diff)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestAddrs(t *testing.T) {
@@ -19,7 +20,7 @@ func TestAddrs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Addrs(tt.in...), cmp.Comparer(func(a, b netip.Addr) bool { return a == b })); diff != "" {
+			if diff := cmp.Diff(tt.want, Addrs(tt.in...), cmpopts.EquateComparable(netip.Addr{})); diff != "" {
 				t.Errorf("Addrs (-want +got):\n%s", diff)
 			}
 		})
@@ -29,7 +30,7 @@ func TestAddrs(t *testing.T) {
 func TestPrefixes(t *testing.T) {
 	got := Prefixes("10.0.0.0/8", "2001:db8::/32")
 	want := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8::/32")}
-	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.EquateComparable(netip.Prefix{})); diff != "" {
 		t.Errorf("Prefixes (-want +got):\n%s", diff)
 	}
 }

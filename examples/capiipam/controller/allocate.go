@@ -21,38 +21,82 @@ import (
 // claim's IPAddress, not yet committed. When the IPAddress already exists
 // (another process, or this one before a restart, created it) it returns
 // that one. A failure is what to tell the claim.
+//
+// It takes e's lock twice, never across an API call: reserve picks the
+// address, and settle records in one step what the create left, whatever
+// the path.
 func (r *claimReconciler) create(ctx context.Context, claim *ipamv1.IPAddressClaim, key poolKey, pool v1alpha1.Pool, e *poolEntry) (*ipamv1.IPAddress, *failure, error) {
 	owner := claim.Namespace + "/" + claim.Name
+	addr, prefix, f := e.reserve(key, owner)
+	if f != nil {
+		return nil, f, nil
+	}
+	ip, created, err := r.createAddress(ctx, claim, key, pool, addr, prefix)
+	var holds netip.Addr // what owner's IPAddress holds in the pool; none on error
+	switch {
+	case err != nil:
+	case created:
+		holds = addr
+	default: // adopted: counted only if it is of this pool
+		if a, err := ipam.ParseAddr(ip.Spec.Address); err == nil && poolOf(ip) == key {
+			holds = a
+		}
+	}
+	e.settle(owner, addr, created, holds)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ip, nil, nil
+}
+
+// reserve allocates an address for owner from e's pool and records it as
+// pending until settle; it returns the address and the pool's prefix
+// length, or the failure to tell the claim (nothing then is reserved).
+func (e *poolEntry) reserve(key poolKey, owner string) (netip.Addr, int, *failure) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	if !e.ready() {
 		reason := "not built"
 		if c, ok := e.machine.Condition(); ok {
 			reason = c.Reason + ": " + c.Message
 		}
-		e.mu.Unlock()
-		return nil, &failure{ReasonPoolNotReady, fmt.Sprintf("%s: cache not ready in this process (%s)", key, reason)}, nil
+		return netip.Addr{}, 0, &failure{ReasonPoolNotReady, fmt.Sprintf("%s: cache not ready in this process (%s)", key, reason)}
 	}
 	addr, err := e.pool.Allocate(owner)
-	if err == nil {
-		e.pending[owner] = addr
-	}
-	spec := e.spec
-	e.mu.Unlock()
-	defer func() {
-		e.mu.Lock()
-		if e.pending[owner] == addr {
-			delete(e.pending, owner)
-		}
-		e.mu.Unlock()
-	}()
 	switch {
 	case errors.Is(err, ipam.ErrExhausted):
-		return nil, &failure{ReasonPoolExhausted, fmt.Sprintf("%s: no free address", key)}, nil
+		return netip.Addr{}, 0, &failure{ReasonPoolExhausted, fmt.Sprintf("%s: no free address", key)}
 	case err != nil:
-		return nil, &failure{ReasonAllocationFailed, err.Error()}, nil
+		return netip.Addr{}, 0, &failure{ReasonAllocationFailed, err.Error()}
 	}
+	e.pending[owner] = addr
+	return addr, e.spec.Prefix.Bits(), nil
+}
 
-	ip := &ipamv1.IPAddress{
+// settle ends the create of owner's IPAddress for addr, which reserve
+// returned, under one lock: addr is no longer pending; unless an
+// IPAddress of addr was created, addr is freed; and the pool records that
+// owner's IPAddress holds holds (addr when created, the address of the
+// IPAddress found in its place, or the zero Addr for none).
+func (e *poolEntry) settle(owner string, addr netip.Addr, created bool, holds netip.Addr) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.pending[owner] == addr {
+		delete(e.pending, owner)
+	}
+	if !created {
+		e.release(owner, addr)
+	}
+	if holds.IsValid() {
+		e.added(owner, holds)
+	}
+}
+
+// createAddress creates claim's IPAddress of addr in the pool key. When
+// one of that name exists already it returns that one, read from the API
+// server, and created false.
+func (r *claimReconciler) createAddress(ctx context.Context, claim *ipamv1.IPAddressClaim, key poolKey, pool v1alpha1.Pool, addr netip.Addr, prefix int) (ip *ipamv1.IPAddress, created bool, err error) {
+	ip = &ipamv1.IPAddress{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: claim.Name, Namespace: claim.Namespace,
 			Labels: map[string]string{AddressLabel: addressLabel(addr)},
@@ -61,7 +105,7 @@ func (r *claimReconciler) create(ctx context.Context, claim *ipamv1.IPAddressCla
 			ClaimRef: ipamv1.IPAddressClaimReference{Name: claim.Name},
 			PoolRef:  ipamv1.IPPoolReference{APIGroup: v1alpha1.GroupVersion.Group, Kind: key.Kind, Name: key.Name},
 			Address:  addr.String(),
-			Prefix:   ptr.To(int32(spec.Prefix.Bits())),
+			Prefix:   ptr.To(int32(prefix)),
 			Gateway:  pool.PoolSpec().Gateway,
 		},
 	}
@@ -69,42 +113,23 @@ func (r *claimReconciler) create(ctx context.Context, claim *ipamv1.IPAddressCla
 		ip.Labels[ClusterNameLabel] = name
 	}
 	if err := controllerutil.SetControllerReference(claim, ip, r.scheme); err != nil {
-		r.forget(e, owner, addr)
-		return nil, nil, err
+		return nil, false, err
 	}
 	if err := controllerutil.SetOwnerReference(pool, ip, r.scheme, controllerutil.WithBlockOwnerDeletion(true)); err != nil {
-		r.forget(e, owner, addr)
-		return nil, nil, err
+		return nil, false, err
 	}
 	err = r.client.Create(ctx, ip)
-	if apierrors.IsAlreadyExists(err) {
-		r.forget(e, owner, addr)
+	switch {
+	case apierrors.IsAlreadyExists(err):
 		existing := &ipamv1.IPAddress{}
 		if err := r.reader.Get(ctx, client.ObjectKeyFromObject(ip), existing); err != nil {
-			return nil, nil, err
+			return nil, false, err
 		}
-		if a, err := ipam.ParseAddr(existing.Spec.Address); err == nil && poolOf(existing) == key {
-			e.mu.Lock()
-			e.added(owner, a)
-			e.mu.Unlock()
-		}
-		return existing, nil, nil
+		return existing, false, nil
+	case err != nil:
+		return nil, false, err
 	}
-	if err != nil {
-		r.forget(e, owner, addr)
-		return nil, nil, err
-	}
-	e.mu.Lock()
-	e.added(owner, addr)
-	e.mu.Unlock()
-	return ip, nil, nil
-}
-
-// forget undoes an in-memory allocation whose IPAddress was not created.
-func (r *claimReconciler) forget(e *poolEntry, owner string, addr netip.Addr) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.release(owner, addr)
+	return ip, true, nil
 }
 
 // commit lists, from the API server, the IPAddresses of ip's address in

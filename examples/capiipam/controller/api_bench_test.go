@@ -16,6 +16,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
 // plainAddress is an IPAddress as a plain client creates it, with no claim.
@@ -49,18 +50,18 @@ func plainAddress(ns, pool string, i int, a netip.Addr) *ipamv1.IPAddress {
 func BenchmarkSettle(b *testing.B) {
 	const n = 2000
 	cfg := apiServer(b)
-	c := newClient(b, cfg)
+	c := kubetest.NewClient(b, cfg, scheme)
 	for range b.N {
-		ns := createNamespace(b, c, "bench-create")
+		ns := kubetest.CreateNamespace(b, c, "bench-create")
 		start := time.Now()
-		if err := inParallel(n, 16, func(i int) error {
+		if err := kubetest.InParallel(n, 16, func(i int) error {
 			return c.Create(context.Background(), plainAddress(ns, "none", i, netip.AddrFrom4([4]byte{10, 200, byte(i >> 8), byte(i)})))
 		}); err != nil {
 			b.Fatal(err)
 		}
 		creates := n / time.Since(start).Seconds()
 
-		ns = createNamespace(b, c, "bench-floor")
+		ns = kubetest.CreateNamespace(b, c, "bench-floor")
 		fs := newClaimSet(b, c, ns, n)
 		calls := readAPICalls(b, cfg)
 		pools := []client.Object{&v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: fs.globalPool}}}
@@ -68,7 +69,7 @@ func BenchmarkSettle(b *testing.B) {
 		get(b, c, pools[1])
 		answered := watchSettled(b, cfg, ns, n) // the provider phases' watch, for the same load
 		start = time.Now()
-		if err := inParallel(n, 16, func(i int) error { return fs.answerPlainly(c, pools[i%2], i) }); err != nil {
+		if err := kubetest.InParallel(n, 16, func(i int) error { return fs.answerPlainly(c, pools[i%2], i) }); err != nil {
 			b.Fatal(err)
 		}
 		<-answered
@@ -93,7 +94,7 @@ func BenchmarkSettle(b *testing.B) {
 // reconciling workers claims at once answers them, checks them, and returns
 // the claims settled per second.
 func settleRate(b *testing.B, cfg *rest.Config, c client.Client, n, workers int) float64 {
-	ns := createNamespace(b, c, "bench-settle")
+	ns := kubetest.CreateNamespace(b, c, "bench-settle")
 	s := newClaimSet(b, c, ns, n)
 	m := startManagerN(b, cfg, ns, "epoch-bench-settle", nil, workers)
 	waitCacheReady(b, c, &v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}, m.epoch)
@@ -198,12 +199,12 @@ func (s claimSet) answerPlainly(c client.Client, pool client.Object, i int) erro
 func BenchmarkStartup(b *testing.B) {
 	const n = 60000
 	cfg := apiServer(b)
-	c := newClient(b, cfg)
+	c := kubetest.NewClient(b, cfg, scheme)
 	for range b.N {
-		ns := createNamespace(b, c, "bench-startup")
+		ns := kubetest.CreateNamespace(b, c, "bench-startup")
 		pool := newPool(ns, "big", v1alpha1.PoolSpec{Addresses: []string{"10.128.0.0/16"}, Prefix: 16})
 		create(b, c, pool)
-		if err := inParallel(n, 32, func(i int) error {
+		if err := kubetest.InParallel(n, 32, func(i int) error {
 			v := 10<<24 | 128<<16 | uint32(i+1) // 10.128.0.1 on
 			a := netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
 			return c.Create(context.Background(), plainAddress(ns, "big", i, a))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
 // TestContractAddress: a claim on a VMNetIPPool gets an IPAddress of its
@@ -20,8 +21,8 @@ import (
 // counts it and says CacheReady with this process's epoch.
 func TestContractAddress(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
-	ns := createNamespace(t, c, "contract")
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "contract")
 	startManager(t, cfg, ns, "epoch-contract", nil)
 
 	pool := newPool(ns, "net", v1alpha1.PoolSpec{
@@ -64,7 +65,7 @@ func TestContractAddress(t *testing.T) {
 	if !slices.Contains(claim.Finalizers, controller.ClaimFinalizer) {
 		t.Errorf("claim finalizers = %v, want %s", claim.Finalizers, controller.ClaimFinalizer)
 	}
-	eventually(t, 10*time.Second, "pool counts", func() (bool, string) {
+	kubetest.Eventually(t, 10*time.Second, "pool counts", func() (bool, string) {
 		get(t, c, pool)
 		a := pool.Status.Addresses
 		return a != nil && *a == v1alpha1.PoolStatusAddresses{Total: 12, Used: 1, Free: 11}, "status " + statusText(pool.Status)
@@ -81,7 +82,7 @@ func TestContractAddress(t *testing.T) {
 	if err := c.Delete(context.Background(), claim); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "claim and IPAddress gone", func() (bool, string) {
+	kubetest.Eventually(t, 10*time.Second, "claim and IPAddress gone", func() (bool, string) {
 		return !get(t, c, claim.DeepCopy()) && !get(t, c, ip.DeepCopy()), "still there"
 	})
 	create(t, c, newClaim(ns, "machine-1", poolRef(v1alpha1.PoolKind, "net")))

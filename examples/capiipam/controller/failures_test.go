@@ -14,6 +14,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
 // TestClaimFailures: a claim for a missing pool, a kind this provider does
@@ -21,8 +22,8 @@ import (
 // message, and no IPAddress; each is served once the cause goes away.
 func TestClaimFailures(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
-	ns := createNamespace(t, c, "failures")
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "failures")
 	startManager(t, cfg, ns, "epoch-failures", nil)
 
 	create(t, c,
@@ -77,8 +78,8 @@ func TestClaimFailures(t *testing.T) {
 // exist; it goes once they do.
 func TestPoolDeletionBlocked(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
-	ns := createNamespace(t, c, "pooldelete")
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "pooldelete")
 	startManager(t, cfg, ns, "epoch-pooldelete", nil)
 
 	pool := newPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.0.0.0/24"}, Prefix: 24})
@@ -102,7 +103,7 @@ func TestPoolDeletionBlocked(t *testing.T) {
 	if err := c.Delete(context.Background(), claim); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 15*time.Second, "pool gone after its last IPAddress", func() (bool, string) {
+	kubetest.Eventually(t, 15*time.Second, "pool gone after its last IPAddress", func() (bool, string) {
 		return !get(t, c, pool.DeepCopy()), "pool still there"
 	})
 }
@@ -112,8 +113,8 @@ func TestPoolDeletionBlocked(t *testing.T) {
 // outOfRange, reported, and never handed out again.
 func TestPoolAddressesChange(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
-	ns := createNamespace(t, c, "shrink")
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "shrink")
 	startManager(t, cfg, ns, "epoch-shrink", nil)
 
 	pool := newPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.0.0.10-10.0.0.15"}, Prefix: 24})
@@ -127,7 +128,7 @@ func TestPoolAddressesChange(t *testing.T) {
 	if err := c.Update(context.Background(), pool); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 15*time.Second, "outOfRange counted", func() (bool, string) {
+	kubetest.Eventually(t, 15*time.Second, "outOfRange counted", func() (bool, string) {
 		get(t, c, pool)
 		a := pool.Status.Addresses
 		return a != nil && *a == v1alpha1.PoolStatusAddresses{Total: 9, Used: 3, Free: 8, OutOfRange: 2} &&
@@ -138,7 +139,7 @@ func TestPoolAddressesChange(t *testing.T) {
 			t.Errorf("IPAddress %s out of range was deleted", n)
 		}
 	}
-	eventually(t, 15*time.Second, "an Event for each IPAddress out of range", func() (bool, string) {
+	kubetest.Eventually(t, 15*time.Second, "an Event for each IPAddress out of range", func() (bool, string) {
 		var events corev1.EventList
 		if err := c.List(context.Background(), &events, client.InNamespace(ns)); err != nil {
 			t.Fatal(err)
@@ -171,7 +172,7 @@ func TestPoolAddressesChange(t *testing.T) {
 	if err := c.Update(context.Background(), pool); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 15*time.Second, "nothing out of range", func() (bool, string) {
+	kubetest.Eventually(t, 15*time.Second, "nothing out of range", func() (bool, string) {
 		get(t, c, pool)
 		a := pool.Status.Addresses
 		return a != nil && *a == v1alpha1.PoolStatusAddresses{Total: 11, Used: 11, Free: 0} &&
@@ -183,12 +184,12 @@ func TestPoolAddressesChange(t *testing.T) {
 // (the field as written), and its claims wait with PoolNotReady.
 func TestInvalidPool(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
-	ns := createNamespace(t, c, "invalid")
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "invalid")
 	startManager(t, cfg, ns, "epoch-invalid", nil)
 	pool := newPool(ns, "bad", v1alpha1.PoolSpec{Addresses: []string{"10.0.0.10", "10.0.0.5/24"}, Prefix: 24})
 	create(t, c, pool, newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "bad")))
-	eventually(t, 15*time.Second, "CacheReady False naming the field", func() (bool, string) {
+	kubetest.Eventually(t, 15*time.Second, "CacheReady False naming the field", func() (bool, string) {
 		get(t, c, pool)
 		for _, cond := range pool.Status.Conditions {
 			if cond.Type == "CacheReady" && cond.Status == metav1.ConditionFalse &&

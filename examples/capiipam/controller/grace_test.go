@@ -9,6 +9,7 @@ import (
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
 // TestReuseGracePeriod: a deleted claim, its IPAddress and its address are
@@ -18,8 +19,8 @@ import (
 func TestReuseGracePeriod(t *testing.T) {
 	const grace = 4 * time.Second
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
-	ns := createNamespace(t, c, "grace")
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "grace")
 	m := startManager(t, cfg, ns, "epoch-grace-1", nil)
 
 	create(t, c, newPool(ns, "net", v1alpha1.PoolSpec{
@@ -46,7 +47,7 @@ func TestReuseGracePeriod(t *testing.T) {
 	}
 	// Claims' deletion timestamps have a resolution of one second.
 	never(t, time.Until(end.Add(-1500*time.Millisecond)), "released during the grace period", released)
-	eventually(t, grace+10*time.Second, "released after the grace period", func() (bool, string) {
+	kubetest.Eventually(t, grace+10*time.Second, "released after the grace period", func() (bool, string) {
 		ok, _ := released()
 		return ok, "claim and IPAddress still there"
 	})

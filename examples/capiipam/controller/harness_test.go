@@ -7,12 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -39,7 +37,7 @@ var (
 
 func TestMain(m *testing.M) {
 	var capi []string
-	capi, crdErr = clusterAPICRDs()
+	capi, crdErr = kubetest.ClusterAPICRDs()
 	env.CRDPaths = append(capi, filepath.Join("..", "config", "crd"))
 	os.Exit(kubetest.Main(m, &env))
 }
@@ -53,15 +51,6 @@ func apiServer(t testing.TB) *rest.Config {
 		t.Fatal(crdErr)
 	}
 	return env.Config(t)
-}
-
-// clusterAPICRDs returns the CRD manifests of IPAddressClaim, IPAddress
-// and Cluster from the sigs.k8s.io/cluster-api module this package is
-// built with (in the module cache), so the tests install exactly the
-// schema of the Go types they use.
-func clusterAPICRDs() ([]string, error) {
-	return kubetest.ModuleCRDs("sigs.k8s.io/cluster-api", "ipam.cluster.x-k8s.io_ipaddressclaims.yaml",
-		"ipam.cluster.x-k8s.io_ipaddresses.yaml", "cluster.x-k8s.io_clusters.yaml")
 }
 
 var scheme = kubetest.NewScheme(v1alpha1.AddToScheme, ipamv1.AddToScheme, clusterv1.AddToScheme)
@@ -110,58 +99,13 @@ func startManagerN(t testing.TB, cfg *rest.Config, ns, epoch string, now func() 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := controller.Setup(mgr, controller.Options{
-		Epoch:               epoch,
-		Now:                 now,
-		RetryWaiting:        250 * time.Millisecond,
-		MaxConcurrentClaims: workers,
-		SkipNameValidation:  true,
-	}); err != nil {
+	var opts controller.Options
+	opts.Epoch, opts.Now, opts.RetryWaiting, opts.MaxConcurrentClaims, opts.SkipNameValidation = epoch, now, 250*time.Millisecond, workers, true
+	if _, err := controller.Setup(mgr, opts); err != nil {
 		t.Fatal(err)
 	}
 	m.stop = kubetest.RunManager(t, mgr)
 	return m
-}
-
-func newClient(t testing.TB, cfg *rest.Config) client.Client {
-	t.Helper()
-	// Many claims at once: the default client-side limit (5 QPS) would
-	// measure the limiter, not the provider.
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = 1000, 2000
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// createNamespace creates a namespace named after prefix, new for each run.
-func createNamespace(t testing.TB, c client.Client, prefix string) string {
-	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	if err := c.Create(context.Background(), ns); err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
-}
-
-// eventually polls cond until it returns true, failing t with cond's last
-// message after timeout. It polls every 50ms at first, backing off to 1s,
-// so that a long wait does not load the API server it measures.
-func eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		ok, msg := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v, still not %s: %s", timeout, what, msg)
-		}
-		time.Sleep(wait)
-	}
 }
 
 // never checks cond stays false for d.
@@ -198,7 +142,7 @@ func get(t testing.TB, c client.Client, o client.Object) bool {
 func waitAddress(t testing.TB, c client.Client, ns, name string) *ipamv1.IPAddress {
 	t.Helper()
 	claim := &ipamv1.IPAddressClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	eventually(t, 30*time.Second, "allocated to "+name, func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, "allocated to "+name, func() (bool, string) {
 		if !get(t, c, claim) {
 			return false, "claim not found"
 		}
@@ -216,7 +160,7 @@ func waitReason(t testing.TB, c client.Client, ns, name, reason string) metav1.C
 	t.Helper()
 	claim := &ipamv1.IPAddressClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	var got metav1.Condition
-	eventually(t, 30*time.Second, name+" Ready=False "+reason, func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, name+" Ready=False "+reason, func() (bool, string) {
 		if !get(t, c, claim) {
 			return false, "claim not found"
 		}
@@ -255,35 +199,4 @@ func checkUnique(t testing.TB, c client.Client, ns string) map[string]netip.Addr
 		t.Fatalf("%d addresses handed out twice, first: %s", len(dups), dups[0])
 	}
 	return byName
-}
-
-// inParallel runs f(0..n-1) on workers goroutines and returns the first error.
-func inParallel(n, workers int, f func(i int) error) error {
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-		next  = make(chan int)
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if err := f(i); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return first
 }

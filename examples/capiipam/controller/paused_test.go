@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
 // TestPaused: a claim that is paused, or whose Cluster is paused (by
@@ -20,8 +21,8 @@ import (
 // IPAddress. Unpaused, it is served.
 func TestPaused(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
-	ns := createNamespace(t, c, "paused")
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "paused")
 	startManager(t, cfg, ns, "epoch-paused", nil)
 	ctx := context.Background()
 
@@ -94,8 +95,8 @@ func TestPaused(t *testing.T) {
 // of it, its subnet-router anycast address and gateway left out.
 func TestGlobalPoolIPv6(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
-	ns := createNamespace(t, c, "global")
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "global")
 	startManager(t, cfg, ns, "epoch-global", nil)
 
 	pool := &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: ns + "-v6"}, Spec: v1alpha1.PoolSpec{
@@ -109,7 +110,7 @@ func TestGlobalPoolIPv6(t *testing.T) {
 	if got := ip.Labels[controller.AddressLabel]; got != "fd000001000000000000000000000002" {
 		t.Errorf("address label = %q", got)
 	}
-	eventually(t, 10*time.Second, "global pool counts", func() (bool, string) {
+	kubetest.Eventually(t, 10*time.Second, "global pool counts", func() (bool, string) {
 		get(t, c, pool)
 		a := pool.Status.Addresses
 		return a != nil && *a == v1alpha1.PoolStatusAddresses{Total: 99999, Used: 1, Free: 99998}, statusText(pool.Status)

@@ -75,7 +75,8 @@ func TestPoolEntryRapid(t *testing.T) {
 				delete(m.objects, o)
 				e.removed(o, a)
 			},
-			// A claim reconciler picks an address and starts its create.
+			// A claim reconciler picks an address and starts its create
+			// (reserve, without its readiness check).
 			"allocate": func(t *rapid.T) {
 				o := owner.Draw(t, "owner")
 				if _, ok := m.objects[o]; ok {
@@ -100,9 +101,8 @@ func TestPoolEntryRapid(t *testing.T) {
 					t.Skip("no create in flight")
 				}
 				delete(m.pending, o)
-				delete(e.pending, o)
 				m.objects[o] = a
-				e.added(o, a)
+				e.settle(o, a, true, a)
 			},
 			"create failed": func(t *rapid.T) {
 				o := owner.Draw(t, "owner")
@@ -111,8 +111,7 @@ func TestPoolEntryRapid(t *testing.T) {
 					t.Skip("no create in flight")
 				}
 				delete(m.pending, o)
-				delete(e.pending, o)
-				(&claimReconciler{}).forget(e, o, a)
+				e.settle(o, a, false, netip.Addr{})
 			},
 			// The create found the claim's IPAddress made by another process.
 			"create already exists": func(t *rapid.T) {
@@ -123,10 +122,8 @@ func TestPoolEntryRapid(t *testing.T) {
 				}
 				other := addr.Draw(t, "their addr")
 				delete(m.pending, o)
-				delete(e.pending, o)
-				(&claimReconciler{}).forget(e, o, a)
 				m.objects[o] = other
-				e.added(o, other)
+				e.settle(o, a, false, other)
 			},
 			"resync": func(t *rapid.T) {
 				e.resync()

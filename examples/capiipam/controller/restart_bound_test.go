@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
 // TestRestartKeepsBoundClaims protects claims that already hold an address
@@ -24,8 +25,8 @@ import (
 func TestRestartKeepsBoundClaims(t *testing.T) {
 	const n = 2000
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
-	ns := createNamespace(t, c, "bound")
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "bound")
 	s := newClaimSet(t, c, ns, n)
 	first := startManager(t, cfg, ns, "epoch-bound-1", nil)
 	s.createAll(t, c, 0, n)
@@ -36,7 +37,7 @@ func TestRestartKeepsBoundClaims(t *testing.T) {
 	// new claim (which needs an address) is bound.
 	served := func(epoch, claim string) {
 		t.Helper()
-		eventually(t, 2*time.Minute, "pools ready for "+epoch, func() (bool, string) {
+		kubetest.Eventually(t, 2*time.Minute, "pools ready for "+epoch, func() (bool, string) {
 			for _, p := range []v1alpha1.Pool{&v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: s.globalPool}}} {
 				get(t, c, p)
 				st := p.PoolStatus()
@@ -71,7 +72,7 @@ func TestRestartKeepsBoundClaims(t *testing.T) {
 	// A second manager beside the running one: it rebuilds its own copy
 	// while the first keeps serving.
 	third := startManager(t, cfg, ns, "epoch-bound-3", nil)
-	eventually(t, 2*time.Minute, "the second manager's pools", func() (bool, string) {
+	kubetest.Eventually(t, 2*time.Minute, "the second manager's pools", func() (bool, string) {
 		p := &v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}
 		get(t, c, p)
 		return p.Status.CacheEpoch == "epoch-bound-3", statusText(p.Status)

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
 // TestRole runs the provider as a user that has only the generated role
@@ -21,9 +22,9 @@ import (
 // claim's deletion, so the role holds every permission the reconcilers use.
 func TestRole(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "role")
+	ns := kubetest.CreateNamespace(t, c, "role")
 	data, err := os.ReadFile(filepath.Join("..", "config", "rbac", "role.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func TestRole(t *testing.T) {
 	if err := c.Delete(ctx, claim); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 15*time.Second, "claim and IPAddress gone", func() (bool, string) {
+	kubetest.Eventually(t, 15*time.Second, "claim and IPAddress gone", func() (bool, string) {
 		return !get(t, c, claim.DeepCopy()) && !get(t, c, &ipamv1.IPAddress{ObjectMeta: metaOf(ns, "v4")}), "still there"
 	})
 }

@@ -11,15 +11,16 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
 // TestSamples applies the README's sample pools and claim, and a claim of
 // the IPv6 global pool made from it, and checks the addresses they get.
 func TestSamples(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "samples")
+	ns := kubetest.CreateNamespace(t, c, "samples")
 	pool := &v1alpha1.VMNetIPPool{}
 	global := &v1alpha1.GlobalVMNetIPPool{}
 	claim := &ipamv1.IPAddressClaim{}

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
 // claimSet is a number of claims split between an IPv4 VMNetIPPool (a /18)
@@ -46,7 +47,7 @@ func (s claimSet) claim(i int) *ipamv1.IPAddressClaim {
 // createAll creates claims [from, to) with 16 writers.
 func (s claimSet) createAll(t testing.TB, c client.Client, from, to int) {
 	t.Helper()
-	if err := inParallel(to-from, 16, func(i int) error {
+	if err := kubetest.InParallel(to-from, 16, func(i int) error {
 		return c.Create(context.Background(), s.claim(from+i))
 	}); err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func (s claimSet) settled(t testing.TB, c client.Client) int {
 // (check).
 func (s claimSet) waitSettled(t testing.TB, c client.Client, timeout time.Duration) {
 	t.Helper()
-	eventually(t, timeout, fmt.Sprintf("all %d claims settled", s.n), func() (bool, string) {
+	kubetest.Eventually(t, timeout, fmt.Sprintf("all %d claims settled", s.n), func() (bool, string) {
 		n := s.settled(t, c)
 		return n == s.n, fmt.Sprintf("%d settled", n)
 	})
@@ -107,7 +108,7 @@ func (s claimSet) check(t testing.TB, c client.Client) {
 	v6 := &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: s.globalPool}}
 	want4 := v1alpha1.PoolStatusAddresses{Total: 16381, Used: (s.n + 1) / 2, Free: 16381 - (s.n+1)/2}
 	want6 := v1alpha1.PoolStatusAddresses{Total: 99998, Used: s.n / 2, Free: 99998 - s.n/2} // 100,000 less anycast and gateway
-	eventually(t, 30*time.Second, "pools count every claim", func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, "pools count every claim", func() (bool, string) {
 		get(t, c, v4)
 		get(t, c, v6)
 		a4, a6 := v4.Status.Addresses, v6.Status.Addresses
@@ -121,8 +122,8 @@ func (s claimSet) check(t testing.TB, c client.Client) {
 func TestConcurrentClaims(t *testing.T) {
 	const n = 2000
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
-	ns := createNamespace(t, c, "concurrent")
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "concurrent")
 	s := newClaimSet(t, c, ns, n)
 	startManager(t, cfg, ns, "epoch-concurrent", nil)
 	calls := readAPICalls(t, cfg)
@@ -148,12 +149,12 @@ func TestConcurrentClaims(t *testing.T) {
 func TestRestartMidway(t *testing.T) {
 	const n = 400
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
-	ns := createNamespace(t, c, "restart")
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "restart")
 	s := newClaimSet(t, c, ns, n)
 	m := startManager(t, cfg, ns, "epoch-restart-1", nil)
 	s.createAll(t, c, 0, n/2)
-	eventually(t, 2*time.Minute, "some claims settled", func() (bool, string) {
+	kubetest.Eventually(t, 2*time.Minute, "some claims settled", func() (bool, string) {
 		k := s.settled(t, c)
 		return k >= n/8, fmt.Sprintf("%d settled", k)
 	})
@@ -180,8 +181,8 @@ func TestRestartMidway(t *testing.T) {
 func TestSplitBrain(t *testing.T) {
 	const n = 400
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
-	ns := createNamespace(t, c, "splitbrain")
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "splitbrain")
 	s := newClaimSet(t, c, ns, n)
 	a := startManager(t, cfg, ns, "epoch-split-a", nil)
 	b := startManager(t, cfg, ns, "epoch-split-b", nil)

@@ -7,13 +7,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/internal/manager"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/kube"
 )
@@ -34,26 +33,10 @@ const (
 
 // Options configure Setup. The zero value is usable.
 type Options struct {
-	// Epoch names this process in the pools' status (status.cacheEpoch); it
-	// must differ between processes and between restarts. Empty:
-	// kube.NewEpoch().
-	Epoch string
-
-	// Now is the clock for conditions and the reuse grace period. Nil: time.Now.
-	Now func() time.Time
-
-	// MaxConcurrentClaims is how many IPAddressClaims are reconciled at
-	// once. Zero: 8.
-	MaxConcurrentClaims int
-
-	// RetryWaiting is how soon a claim that waits (for its pool's cache,
-	// or for a free address) is retried. Zero: 2s.
-	RetryWaiting time.Duration
-
-	// SkipNameValidation lets several managers register these controllers
-	// in one process (tests); controller-runtime refuses duplicate names
-	// otherwise.
-	SkipNameValidation bool
+	// ControllerOptions are the epoch, clock, claim workers and retry
+	// interval, as in the operator. Now is also the clock of the reuse
+	// grace period; MaxConcurrentClaims counts IPAddressClaims.
+	manager.ControllerOptions
 }
 
 // The permissions the reconcilers need (config/rbac/role.yaml is generated
@@ -75,18 +58,7 @@ type Options struct {
 // epoch they run with. mgr's scheme must know v1alpha1's types, Cluster
 // API's ipam/v1beta2 and core/v1beta2 types.
 func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
-	if opts.Epoch == "" {
-		opts.Epoch = kube.NewEpoch()
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.MaxConcurrentClaims <= 0 {
-		opts.MaxConcurrentClaims = 8
-	}
-	if opts.RetryWaiting <= 0 {
-		opts.RetryWaiting = 2 * time.Second
-	}
+	opts.ControllerOptions = opts.ControllerOptions.WithDefaults()
 	cache := newPoolCache(opts.Epoch)
 	ctx := context.Background()
 	indexer := mgr.GetFieldIndexer()
@@ -129,7 +101,7 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 			// (un)pausing do.
 			For(r.newObj(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 			Watches(&ipamv1.IPAddress{}, addressEvents{kind: kind, cache: cache}).
-			WithOptions(controller.Options{SkipNameValidation: ptr.To(opts.SkipNameValidation)}).
+			WithOptions(opts.PoolController()).
 			Complete(r)
 		if err != nil {
 			return "", fmt.Errorf("set up %s controller: %w", kind, err)
@@ -153,10 +125,7 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 		b = b.Watches(newPool(kind)(), handler.EnqueueRequestsFromMapFunc(claimsOfPool(mgr.GetClient(), kind)),
 			builder.WithPredicates(poolServingChanged{}))
 	}
-	err = b.WithOptions(controller.Options{
-		MaxConcurrentReconciles: opts.MaxConcurrentClaims,
-		SkipNameValidation:      ptr.To(opts.SkipNameValidation),
-	}).Complete(claims)
+	err = b.WithOptions(opts.ClaimController()).Complete(claims)
 	if err != nil {
 		return "", fmt.Errorf("set up IPAddressClaim controller: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 )
@@ -22,9 +23,9 @@ import (
 // twice, and a release lets the waiting claim through.
 func TestCapacityLimit(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "capacity")
+	ns := kubetest.CreateNamespace(t, c, "capacity")
 	createPool(t, c, ns, "net", v1alpha1.IPPoolSpec{
 		Network: "vm-net", CIDR: "10.50.0.0/24", RangeStart: "10.50.0.10", RangeEnd: "10.50.0.200",
 		ServerIP: "10.50.0.2", Router: "10.50.0.1",
@@ -49,7 +50,7 @@ func TestCapacityLimit(t *testing.T) {
 	if !strings.Contains(got, "has handed out 6 of at most 6 addresses") {
 		t.Errorf("vm-6 Ready = %q, want the numbers in the message", got)
 	}
-	eventually(t, 30*time.Second, "a CapacityLimited Event on vm-6", func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, "a CapacityLimited Event on vm-6", func() (bool, string) {
 		evs := capacityEvents(t, c, ns, "vm-6")
 		return len(evs) > 0, fmt.Sprint(evs)
 	})

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 	"github.com/vmnetkit/vmnetkit/ipam"
@@ -66,9 +67,9 @@ func writeFilled(t *testing.T, c client.Client, p *v1alpha1.IPPool, n int) error
 // allocation of the status is kept and none is given twice.
 func TestCapacityLimitAtDefault(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "at-default")
+	ns := kubetest.CreateNamespace(t, c, "at-default")
 	limit := controller.DefaultMaxAllocations
 	spec := v1alpha1.IPPoolSpec{Network: "vm-net", CIDR: "10.60.0.0/16", ServerIP: "10.60.0.1", Router: "10.60.0.1"}
 	before := prefilledPool(t, c, ns, "big", spec, limit-1)
@@ -87,7 +88,7 @@ func TestCapacityLimitAtDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitReady(t, c, ns, "refused", "False/"+controller.ReasonCapacityLimited)
-	eventually(t, 30*time.Second, "a CapacityLimited Event on the refused claim", func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, "a CapacityLimited Event on the refused claim", func() (bool, string) {
 		evs := capacityEvents(t, c, ns, "refused")
 		return len(evs) == 1, fmt.Sprint(evs)
 	})
@@ -126,9 +127,9 @@ func TestCapacityLimitAtDefault(t *testing.T) {
 // of the same object by the test. Run with -v for the times.
 func TestRestartNearCeiling(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "near-ceiling")
+	ns := kubetest.CreateNamespace(t, c, "near-ceiling")
 	const n = 44000
 	spec := v1alpha1.IPPoolSpec{Network: "vm-net", CIDR: "10.64.0.0/16", ServerIP: "10.64.0.1", Router: "10.64.0.1"}
 	before := prefilledPool(t, c, ns, "full", spec, n)
@@ -197,9 +198,9 @@ func TestRestartNearCeiling(t *testing.T) {
 //     written again while they wait, and no allocation is lost or given twice.
 func TestStatusTooLarge(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "too-large")
+	ns := kubetest.CreateNamespace(t, c, "too-large")
 	spec := v1alpha1.IPPoolSpec{Network: "vm-net", CIDR: "fd00:20:1:1::/64", RangeStart: "fd00:20:1:1:8a5b:9c6d:1000:1000"}
 	p := &v1alpha1.IPPool{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "v6"}, Spec: spec}
 	if err := c.Create(ctx, p); err != nil {
@@ -234,7 +235,7 @@ func TestStatusTooLarge(t *testing.T) {
 	waitPoolsReady(t, c, ns, m.epoch, "v6")
 
 	// The edge pool: one Warning Event, and no retry of the refused write.
-	eventually(t, 30*time.Second, "a StatusTooLarge Event on the pool at the edge", func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, "a StatusTooLarge Event on the pool at the edge", func() (bool, string) {
 		var list corev1.EventList
 		if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
 			return false, err.Error()
@@ -258,7 +259,7 @@ func TestStatusTooLarge(t *testing.T) {
 		t.Errorf("pool at the edge: %d entries, conditions %+v; want its %d entries untouched", len(edge.Status.Allocated), edge.Status.Conditions, ok)
 	}
 	const claims = 40
-	if err := inParallel(claims, 8, func(i int) error {
+	if err := kubetest.InParallel(claims, 8, func(i int) error {
 		return c.Create(ctx, claimOn(ns, fmt.Sprintf("vm-%02d", i), fmt.Sprintf("52:54:00:ee:00:%02x", i), "v6"))
 	}); err != nil {
 		t.Fatal(err)
@@ -268,7 +269,7 @@ func TestStatusTooLarge(t *testing.T) {
 		t.Errorf("CapacityLimited = %s/%s %q, want reason %s", cond.Status, cond.Reason, cond.Message, controller.ReasonStatusTooLarge)
 	}
 	var ready, waiting int
-	eventually(t, 2*time.Minute, "every claim Ready or waiting with CapacityLimited", func() (bool, string) {
+	kubetest.Eventually(t, 2*time.Minute, "every claim Ready or waiting with CapacityLimited", func() (bool, string) {
 		ready, waiting = 0, 0
 		var other []string
 		for i := range claims {

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 )
@@ -52,9 +53,9 @@ var statusMapFamilies = []struct {
 // 20%. Run with -v to see the numbers and the API server's error.
 func TestStatusMapCeiling(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "ceiling")
+	ns := kubetest.CreateNamespace(t, c, "ceiling")
 	for i, fam := range statusMapFamilies {
 		t.Run(fam.name, func(t *testing.T) {
 			pool := &v1alpha1.IPPool{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("pool-%d", i)}, Spec: fam.spec}

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 )
@@ -30,9 +31,9 @@ import (
 // addresses while the pool is paused; new ones wait.
 func TestFieldCase2HarvesterIPPool(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "field-case-2")
+	ns := kubetest.CreateNamespace(t, c, "field-case-2")
 
 	p := &v1alpha1.IPPool{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "harvester"},
@@ -91,7 +92,7 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 		"192.168.30.5": "EXCLUDED", "192.168.30.6": "EXCLUDED", "192.168.30.7": "EXCLUDED",
 		"size": "249", "used": "3", "available": "243",
 	}
-	eventually(t, 30*time.Second, "the pool's status", func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, "the pool's status", func() (bool, string) {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "harvester"}, p); err != nil {
 			return false, err.Error()
 		}
@@ -109,7 +110,7 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 	if err := c.Update(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 30*time.Second, "CacheReady False/Paused", func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, "CacheReady False/Paused", func() (bool, string) {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "harvester"}, p); err != nil {
 			return false, err.Error()
 		}

@@ -2,14 +2,12 @@ package controller_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
 	"net"
 	"net/netip"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -102,68 +100,6 @@ func startManagerLogged(t *testing.T, cfg *rest.Config, ns, epoch string, claimS
 	return m
 }
 
-func newClient(t *testing.T, cfg *rest.Config) client.WithWatch {
-	t.Helper()
-	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// createNamespace creates a namespace named after prefix, new for each run
-// of a test (-count) on the shared API server, and returns its name.
-func createNamespace(t *testing.T, c client.Client, prefix string) string {
-	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
-	if err := c.Create(context.Background(), ns); err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
-}
-
-// eventually polls cond until it returns true, failing t with cond's last
-// message after timeout.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, msg := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %v, still not %s: %s", timeout, what, msg)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// inParallel runs f(0..n-1) on workers goroutines and returns the errors.
-func inParallel(n, workers int, f func(i int) error) error {
-	var (
-		wg   sync.WaitGroup
-		next atomic.Int64
-		mu   sync.Mutex
-		errs []error
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				if err := f(i); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
 func cacheReady(p *v1alpha1.IPPool) (status, reason string) {
 	for _, c := range p.Status.Conditions {
 		if c.Type == "CacheReady" {
@@ -177,7 +113,7 @@ func cacheReady(p *v1alpha1.IPPool) (status, reason string) {
 // the generation it has, written by epoch.
 func waitPoolsReady(t *testing.T, c client.Client, ns, epoch string, names ...string) {
 	t.Helper()
-	eventually(t, 60*time.Second, "CacheReady=True for epoch "+epoch, func() (bool, string) {
+	kubetest.Eventually(t, 60*time.Second, "CacheReady=True for epoch "+epoch, func() (bool, string) {
 		for _, name := range names {
 			p := &v1alpha1.IPPool{}
 			if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, p); err != nil {
@@ -195,7 +131,7 @@ func waitPoolsReady(t *testing.T, c client.Client, ns, epoch string, names ...st
 // waitClaimsReady waits until every claim in ns is Ready for its generation.
 func waitClaimsReady(t *testing.T, c client.Client, ns string, want int) {
 	t.Helper()
-	eventually(t, 120*time.Second, fmt.Sprintf("%d claims Ready", want), func() (bool, string) {
+	kubetest.Eventually(t, 120*time.Second, fmt.Sprintf("%d claims Ready", want), func() (bool, string) {
 		var list v1alpha1.VMNetworkConfigList
 		if err := c.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
 			return false, err.Error()
@@ -418,7 +354,7 @@ func readyOf(t *testing.T, c client.Client, ns, name string) string {
 func waitReady(t *testing.T, c client.Client, ns, name, prefix string) string {
 	t.Helper()
 	var got string
-	eventually(t, 60*time.Second, name+" "+prefix, func() (bool, string) {
+	kubetest.Eventually(t, 60*time.Second, name+" "+prefix, func() (bool, string) {
 		got = readyOf(t, c, ns, name)
 		return strings.HasPrefix(got, prefix), got
 	})
@@ -444,13 +380,13 @@ func capacityOf(t *testing.T, c client.Client, ns, name string) *metav1.Conditio
 // message starts with msg.
 //
 // It waits up to 2 minutes: a pool near the ceiling carries a status of
-// about 2 MB, written once per allocation through the client's rate limit,
-// and on a loaded 2-core machine under -race 40 such claims took longer than
-// 30 s (TestStatusTooLarge failed twice in full-suite runs, at 17 of its
-// 30 allocations, and passed alone).
+// about 2 MB, written once per allocation, and on a loaded 2-core machine
+// under -race 40 such claims took longer than 30 s (TestStatusTooLarge failed
+// that way in full-suite runs, stuck at 17 of its 30 allocations, and passed
+// alone).
 func waitCapacity(t *testing.T, c client.Client, ns, name string, status metav1.ConditionStatus, msg string) {
 	t.Helper()
-	eventually(t, 2*time.Minute, fmt.Sprintf("pool %s CapacityLimited=%s %q", name, status, msg), func() (bool, string) {
+	kubetest.Eventually(t, 2*time.Minute, fmt.Sprintf("pool %s CapacityLimited=%s %q", name, status, msg), func() (bool, string) {
 		cond := capacityOf(t, c, ns, name)
 		if cond == nil {
 			return false, "no CapacityLimited condition"

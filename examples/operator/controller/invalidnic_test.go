@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 )
@@ -15,8 +16,8 @@ import (
 // instead of looping as AllocationFailed.
 func TestEightByteMACIsInvalidNIC(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
-	ns := createNamespace(t, c, "invalid-nic")
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "invalid-nic")
 	createPool(t, c, ns, "net", v1alpha1.IPPoolSpec{Network: "vm-net", CIDR: "10.41.0.0/24"})
 	m := startManager(t, cfg, ns, "epoch-invalid-nic", nil)
 	waitPoolsReady(t, c, ns, m.epoch, "net")

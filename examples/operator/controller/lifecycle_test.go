@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 )
@@ -18,9 +19,9 @@ import (
 // a paused pool (claims wait, deletions wait), and an exhausted pool.
 func TestLifecycle(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "lifecycle")
+	ns := kubetest.CreateNamespace(t, c, "lifecycle")
 	// Four allocatable addresses: .3 to .6 (.2 is the server).
 	createPool(t, c, ns, "small", v1alpha1.IPPoolSpec{
 		Network: "vm-net", CIDR: "10.40.0.0/29", RangeStart: "10.40.0.2", RangeEnd: "10.40.0.6",
@@ -53,7 +54,7 @@ func TestLifecycle(t *testing.T) {
 	}
 	waitReason := func(name, want string) {
 		t.Helper()
-		eventually(t, 30*time.Second, name+" "+want, func() (bool, string) {
+		kubetest.Eventually(t, 30*time.Second, name+" "+want, func() (bool, string) {
 			got := readyReason(name)
 			return got == want, got
 		})
@@ -91,7 +92,7 @@ func TestLifecycle(t *testing.T) {
 
 	// Paused: a new claim waits, and so does a deletion.
 	setPaused(true)
-	eventually(t, 30*time.Second, "CacheReady False/Paused", func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, "CacheReady False/Paused", func() (bool, string) {
 		p := &v1alpha1.IPPool{}
 		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "small"}, p); err != nil {
 			return false, err.Error()
@@ -108,7 +109,7 @@ func TestLifecycle(t *testing.T) {
 	}
 	setPaused(false)
 	waitReason("third", "True/"+controller.ReasonAllocated)
-	eventually(t, 30*time.Second, "claim second gone", func() (bool, string) { return gone("second"), "still there" })
+	kubetest.Eventually(t, 30*time.Second, "claim second gone", func() (bool, string) { return gone("second"), "still there" })
 	checkState(t, c, ns)
 
 	// Exhausted: four addresses, five claims.
@@ -116,7 +117,7 @@ func TestLifecycle(t *testing.T) {
 		newClaim(fmt.Sprintf("vm-%d", i), fmt.Sprintf("52:54:00:00:00:%02x", i))
 	}
 	var failed []string
-	eventually(t, 30*time.Second, "3 more claims Ready and one exhausted", func() (bool, string) {
+	kubetest.Eventually(t, 30*time.Second, "3 more claims Ready and one exhausted", func() (bool, string) {
 		failed = failed[:0]
 		ready := 0
 		for i := 4; i <= 7; i++ {
@@ -130,6 +131,6 @@ func TestLifecycle(t *testing.T) {
 		return ready == 3 && len(failed) == 1, fmt.Sprintf("%d Ready, failed %v", ready, failed)
 	})
 	deleteClaim(failed[0])
-	eventually(t, 30*time.Second, "the exhausted claim gone", func() (bool, string) { return gone(failed[0]), "still there" })
+	kubetest.Eventually(t, 30*time.Second, "the exhausted claim gone", func() (bool, string) { return gone(failed[0]), "still there" })
 	checkState(t, c, ns)
 }

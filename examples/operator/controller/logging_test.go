@@ -1,35 +1,16 @@
 package controller_test
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 )
-
-// syncBuffer is a bytes.Buffer safe for the manager's many goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestReconcileLogLines runs the operator with the commands' logger
 // (command.AddLoggingFlags) at -v 0 and -v 1: the first logs what an
@@ -37,7 +18,7 @@ func (s *syncBuffer) String() string {
 // per reconcile of a pool and of a claim.
 func TestReconcileLogLines(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	tests := []struct {
 		name          string
 		args          []string
@@ -48,13 +29,13 @@ func TestReconcileLogLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var out syncBuffer
+			var out kubetest.LockedBuffer
 			fs := flag.NewFlagSet("operator", flag.ContinueOnError)
 			logging := command.AddLoggingFlags(fs, &out)
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}
-			ns := createNamespace(t, c, "logging")
+			ns := kubetest.CreateNamespace(t, c, "logging")
 			createPool(t, c, ns, "net", v1alpha1.IPPoolSpec{Network: "n", CIDR: "10.80.0.0/24", RangeStart: "10.80.0.10", RangeEnd: "10.80.0.20"})
 			m := startManagerLogged(t, cfg, ns, "epoch-logging-"+tt.name, nil, controller.Options{}, logging.Logger())
 			waitPoolsReady(t, c, ns, m.epoch, "net")

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 )
@@ -47,9 +48,9 @@ func poolMetrics(t *testing.T, ns, name string) map[string]float64 {
 // allocations handed out), and that a deleted pool's series disappear.
 func TestPoolMetrics(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "metrics")
+	ns := kubetest.CreateNamespace(t, c, "metrics")
 	// The status holds one entry the pool cannot keep (out of range): a
 	// problem of the restore.
 	spec := v1alpha1.IPPoolSpec{Network: "vm-net", CIDR: "10.70.0.0/24", RangeStart: "10.70.0.10", RangeEnd: "10.70.0.19"}
@@ -79,7 +80,7 @@ func TestPoolMetrics(t *testing.T) {
 		"vmnetkit_ippool_allocations_total":   3,
 	}
 	var diff string
-	eventually(t, 10*time.Second, "the pool's series", func() (bool, string) {
+	kubetest.Eventually(t, 10*time.Second, "the pool's series", func() (bool, string) {
 		diff = cmp.Diff(want, poolMetrics(t, ns, "net"))
 		return diff == "", "(-want +got):\n" + diff
 	})
@@ -87,7 +88,7 @@ func TestPoolMetrics(t *testing.T) {
 	if err := c.Delete(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "no series of the deleted pool", func() (bool, string) {
+	kubetest.Eventually(t, 10*time.Second, "no series of the deleted pool", func() (bool, string) {
 		got := poolMetrics(t, ns, "net")
 		return len(got) == 0, fmt.Sprint(got)
 	})

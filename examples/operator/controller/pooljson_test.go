@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
@@ -39,7 +40,7 @@ const (
 // kubectl does, with the agent's testdata/pool.json. -update rewrites it.
 func TestAgentSamplePool(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
 	const ns = "default" // the agent's tests name the pool default/lab
 	pool := &v1alpha1.IPPool{

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
@@ -114,16 +115,16 @@ func hasLast(got []poolEvent, e poolEvent) bool {
 // CacheReady, then 50 more claims and 50 deletions at once.
 func TestRestart(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "restart")
+	ns := kubetest.CreateNamespace(t, c, "restart")
 	createPool(t, c, ns, "net4", pool4)
 	createPool(t, c, ns, "net6", pool6)
 
 	step := time.Now()
 	first := startManager(t, cfg, ns, "epoch-first", nil)
 	waitPoolsReady(t, c, ns, first.epoch, "net4", "net6")
-	if err := inParallel(200, 16, func(i int) error { return c.Create(ctx, claim(ns, i)) }); err != nil {
+	if err := kubetest.InParallel(200, 16, func(i int) error { return c.Create(ctx, claim(ns, i)) }); err != nil {
 		t.Fatal(err)
 	}
 	waitClaimsReady(t, c, ns, 200)
@@ -165,7 +166,7 @@ func TestRestart(t *testing.T) {
 	}
 
 	step = time.Now()
-	err := inParallel(100, 16, func(i int) error {
+	err := kubetest.InParallel(100, 16, func(i int) error {
 		if i < 50 {
 			return c.Create(ctx, claim(ns, 200+i))
 		}

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
@@ -16,9 +17,9 @@ import (
 // claim gets its addresses.
 func TestSamples(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "samples")
+	ns := kubetest.CreateNamespace(t, c, "samples")
 	pool := &v1alpha1.IPPool{}
 	claim := &v1alpha1.VMNetworkConfig{}
 	for file, obj := range map[string]client.Object{"ippool.yaml": pool, "vmnetworkconfig.yaml": claim} {

@@ -3,19 +3,17 @@ package controller
 import (
 	"context"
 	"fmt"
-	"time"
 
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
+	"github.com/vmnetkit/vmnetkit/examples/internal/manager"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/kube"
 )
@@ -25,30 +23,15 @@ const poolIndex = "spec.nics.pool"
 
 // Options configure Setup. The zero value is usable.
 type Options struct {
-	// Epoch names this process in the pools' status (status.cacheEpoch); it
-	// must differ between processes and between restarts. Empty:
-	// kube.NewEpoch().
-	Epoch string
-
-	// Now is the clock for conditions' transition times. Nil: time.Now.
-	Now func() time.Time
-
-	// MaxConcurrentClaims is how many VMNetworkConfigs are reconciled at
-	// once. Zero: 8. Allocations in one pool are serialized, and those that
-	// arrive together share one status write.
-	MaxConcurrentClaims int
-
-	// RetryWaiting is how soon a claim that waits (for its pool's cache, or
-	// for a free address) is retried. Zero: 2s.
-	RetryWaiting time.Duration
+	// ControllerOptions are the epoch, clock, claim workers and retry
+	// interval, as in capiipam. MaxConcurrentClaims counts
+	// VMNetworkConfigs; allocations in one pool are serialized, and those
+	// that arrive together share one status write.
+	manager.ControllerOptions
 
 	// MaxAllocations is the most addresses one IPPool hands out (an
 	// IPPool's spec.maxAllocations may lower it). Zero: DefaultMaxAllocations.
 	MaxAllocations int
-
-	// SkipNameValidation lets several managers register these controllers in
-	// one process (tests); controller-runtime refuses duplicate names otherwise.
-	SkipNameValidation bool
 }
 
 // The permissions the reconcilers need (config/rbac/role.yaml is generated
@@ -64,18 +47,7 @@ type Options struct {
 // Setup registers the IPPool and VMNetworkConfig reconcilers with mgr and
 // returns the epoch they run with. mgr's scheme must know v1alpha1's types.
 func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
-	if opts.Epoch == "" {
-		opts.Epoch = kube.NewEpoch()
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.MaxConcurrentClaims <= 0 {
-		opts.MaxConcurrentClaims = 8
-	}
-	if opts.RetryWaiting <= 0 {
-		opts.RetryWaiting = 2 * time.Second
-	}
+	opts.ControllerOptions = opts.ControllerOptions.WithDefaults()
 	if opts.MaxAllocations <= 0 {
 		opts.MaxAllocations = DefaultMaxAllocations
 	}
@@ -90,7 +62,7 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 		// generation; the machine needs to see spec changes, creation and
 		// deletion, and a status it wrote itself would only echo back.
 		For(&v1alpha1.IPPool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		WithOptions(controller.Options{SkipNameValidation: ptr.To(opts.SkipNameValidation)}).
+		WithOptions(opts.PoolController()).
 		Complete(pools)
 	if err != nil {
 		return "", fmt.Errorf("set up IPPool controller: %w", err)
@@ -116,10 +88,7 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 		For(&v1alpha1.VMNetworkConfig{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&v1alpha1.IPPool{}, handler.EnqueueRequestsFromMapFunc(claimsOfPool(mgr.GetClient())),
 			builder.WithPredicates(cacheReadyChanged{})).
-		WithOptions(controller.Options{
-			MaxConcurrentReconciles: opts.MaxConcurrentClaims,
-			SkipNameValidation:      ptr.To(opts.SkipNameValidation),
-		}).
+		WithOptions(opts.ClaimController()).
 		Complete(claims)
 	if err != nil {
 		return "", fmt.Errorf("set up VMNetworkConfig controller: %w", err)

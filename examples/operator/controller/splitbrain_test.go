@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
@@ -19,9 +20,9 @@ import (
 // conflicts must happen, and no address may be given twice.
 func TestSplitBrain(t *testing.T) {
 	cfg := apiServer(t)
-	c := newClient(t, cfg)
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
-	ns := createNamespace(t, c, "splitbrain")
+	ns := kubetest.CreateNamespace(t, c, "splitbrain")
 	createPool(t, c, ns, "shared", v1alpha1.IPPoolSpec{
 		Network: "vm-net", CIDR: "10.30.0.0/24", RangeStart: "10.30.0.2", RangeEnd: "10.30.0.254",
 		Exclude: []string{"10.30.0.64/27"}, ServerIP: "10.30.0.2", Router: "10.30.0.1",
@@ -32,7 +33,7 @@ func TestSplitBrain(t *testing.T) {
 	b := startManager(t, cfg, ns, "epoch-b", labels.SelectorFromSet(nil).Add(mustRequirement(t, "side", "b", "both")))
 	sides := []string{"a", "b", "a", "b", "both"}
 	const n = 150
-	err := inParallel(n, 16, func(i int) error {
+	err := kubetest.InParallel(n, 16, func(i int) error {
 		return c.Create(ctx, &v1alpha1.VMNetworkConfig{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("vm-%03d", i), Labels: map[string]string{"side": sides[i%len(sides)]}},
 			Spec: v1alpha1.VMNetworkConfigSpec{NICs: []v1alpha1.NIC{

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"go4.org/netipx"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -19,9 +20,7 @@ import (
 )
 
 var netipComparers = cmp.Options{
-	cmp.Comparer(func(a, b netip.Addr) bool { return a == b }),
-	cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }),
-	cmp.Comparer(func(a, b netipx.IPRange) bool { return a == b }),
+	cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{}, netipx.IPRange{}),
 }
 
 func TestBuildPoolSpec(t *testing.T) {

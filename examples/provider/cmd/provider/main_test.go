@@ -104,10 +104,7 @@ func TestDeploymentMatchesFlags(t *testing.T) {
 func TestRunAsRole(t *testing.T) {
 	cfg := kubetest.Start(t, filepath.Join(config, "crd"))
 	scheme := kubetest.NewScheme(infrav1.AddToScheme)
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := kubetest.NewClient(t, cfg, scheme)
 	ctx := context.Background()
 	for _, ns := range []string{"vms", "vmnetkit-system"} {
 		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
@@ -148,23 +145,17 @@ func TestRunAsRole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		got := &infrav1.VMMachine{}
+	got := &infrav1.VMMachine{}
+	kubetest.Eventually(t, 60*time.Second, "VMProvisioned True", func() (bool, string) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(m), got); err != nil {
 			t.Fatal(err)
 		}
-		if ready := meta.IsStatusConditionTrue(got.Status.Conditions, provider.ConditionVMProvisioned); ready {
-			want := []infrav1.MachineAddress{{Type: infrav1.MachineHostName, Address: m.Name}, {Type: infrav1.MachineInternalIP, Address: "10.0.0.5"}}
-			if fmt.Sprint(got.Status.Addresses) != fmt.Sprint(want) {
-				t.Errorf("status.addresses = %v, want %v", got.Status.Addresses, want)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("VMProvisioned not True within 60s: status %+v; log:\n%s", got.Status, log.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return meta.IsStatusConditionTrue(got.Status.Conditions, provider.ConditionVMProvisioned),
+			fmt.Sprintf("status %+v; log:\n%s", got.Status, log.String())
+	})
+	want := []infrav1.MachineAddress{{Type: infrav1.MachineHostName, Address: m.Name}, {Type: infrav1.MachineInternalIP, Address: "10.0.0.5"}}
+	if fmt.Sprint(got.Status.Addresses) != fmt.Sprint(want) {
+		t.Errorf("status.addresses = %v, want %v", got.Status.Addresses, want)
 	}
 	lease := &coordinationv1.Lease{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: "vmnetkit-system", Name: "vmnetkit-provider.infrastructure.vmnetkit.dev"}, lease); err != nil {
