@@ -18,8 +18,6 @@ import (
 	"io"
 	"os"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -80,14 +78,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+	scheme, err := manager.Scheme(v1alpha1.AddToScheme, ipamv1.AddToScheme, clusterv1.AddToScheme)
+	if err != nil {
 		return err
-	}
-	for _, add := range []func(*runtime.Scheme) error{v1alpha1.AddToScheme, ipamv1.AddToScheme, clusterv1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			return err
-		}
 	}
 	mgr, err := manager.New(f.Flags, scheme, "vmnetkit-capiipam.ipam.vmnetkit.dev", f.logging.Logger())
 	if err != nil {

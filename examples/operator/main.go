@@ -14,8 +14,6 @@ import (
 	"io"
 	"os"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
@@ -40,11 +38,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return err
-	}
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
+	scheme, err := manager.Scheme(v1alpha1.AddToScheme)
+	if err != nil {
 		return err
 	}
 	mgr, err := manager.New(f.Flags, scheme, "vmnetkit-operator.network.vmnetkit.dev", f.logging.Logger())

@@ -20,8 +20,6 @@ import (
 	"os"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -100,11 +98,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return err
-	}
-	if err := infrav1.AddToScheme(scheme); err != nil {
+	scheme, err := manager.Scheme(infrav1.AddToScheme)
+	if err != nil {
 		return err
 	}
 	mgr, err := manager.New(f.Flags, scheme, "vmnetkit-provider.infrastructure.vmnetkit.dev", f.logging.Logger())
