@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
-	"github.com/insomniacslk/dhcp/iana"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -85,44 +85,17 @@ func labStore(t testing.TB, allocated map[string]string) *leasestore.Store {
 	return newAgent(t, labPool(allocated), logr.Discard()).Table()
 }
 
-func hw(t fataler, mac string) net.HardwareAddr {
-	t.Helper()
-	h, err := net.ParseMAC(mac)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
+// The message builders are dhcp4test's, shared with the other package's
+// tests.
+type fataler = dhcp4test.Fataler
 
-// fataler is what the message builders need of a *testing.T, a
-// *testing.F or a *rapid.T.
-type fataler interface {
-	Helper()
-	Fatal(args ...any)
-}
+var xid = dhcp4test.XID
 
-var xid = dhcpv4.TransactionID{0xde, 0xad, 0xbe, 0xef}
+func hw(t fataler, mac string) net.HardwareAddr { t.Helper(); return dhcp4test.HW(t, mac) }
 
-// msg is a client message from mac; unlike dhcpv4.New it draws no random
-// transaction ID, so building one is cheap and deterministic.
 func msg(t fataler, mac string, typ dhcpv4.MessageType, mods ...dhcpv4.Modifier) *dhcpv4.DHCPv4 {
 	t.Helper()
-	m := &dhcpv4.DHCPv4{
-		OpCode:        dhcpv4.OpcodeBootRequest,
-		HWType:        iana.HWTypeEthernet,
-		TransactionID: xid,
-		ClientIPAddr:  net.IPv4zero,
-		YourIPAddr:    net.IPv4zero,
-		ServerIPAddr:  net.IPv4zero,
-		GatewayIPAddr: net.IPv4zero,
-		ClientHWAddr:  hw(t, mac),
-		Options:       make(dhcpv4.Options),
-	}
-	dhcpv4.WithMessageType(typ)(m)
-	for _, mod := range mods {
-		mod(m)
-	}
-	return m
+	return dhcp4test.Message(t, mac, typ, mods...)
 }
 
 func discover(t fataler, mac string) *dhcpv4.DHCPv4 {
