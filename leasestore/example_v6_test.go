@@ -46,3 +46,9 @@ func ExampleOptions_Lifetimes() {
 	// 20m0s 1h0m0s
 	// 20m0s 4294967295
 }
+
+func ExampleMACFrom6() {
+	m := leasestore.MACFrom6([6]byte{0x02, 0x54, 0x00, 0xaa, 0xbb, 0xcc})
+	fmt.Println(m, m.As6() == [6]byte{0x02, 0x54, 0x00, 0xaa, 0xbb, 0xcc})
+	// Output: 02:54:00:aa:bb:cc true
+}
