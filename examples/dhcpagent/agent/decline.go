@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+
 	"fmt"
 	"time"
 
@@ -10,7 +12,7 @@ import (
 // decline puts the address of an accepted DECLINE on probation.
 func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 	v := a.table.Load()
-	lease, err := Declined(m, a.tableWithProbation(v, now))
+	lease, err := dhcp4.Declined(m, a.tableWithProbation(v, now))
 	if err == nil && a.declineWindow > 0 {
 		if d, ok := a.bound.Load().since(lease.Addr, now); !ok || d > a.declineWindow {
 			err = fmt.Errorf("%w: DECLINE from %s for %s", ErrNotJustBound, lease.MAC, lease.Addr)
@@ -43,7 +45,7 @@ func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 // release logs an accepted RELEASE.
 func (a *Agent) release(m *dhcpv4.DHCPv4, now time.Time) {
 	v := a.table.Load()
-	lease, err := Released(m, a.tableWithProbation(v, now))
+	lease, err := dhcp4.Released(m, a.tableWithProbation(v, now))
 	if err != nil {
 		a.counters.drops.Add(1)
 		if a.log.V(packetLevel).Enabled() {

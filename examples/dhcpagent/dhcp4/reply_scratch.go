@@ -1,42 +1,41 @@
-package agent
+package dhcp4
 
 import (
 	"net"
 	"net/netip"
-	"sync"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 )
 
-// replyScratch is the memory one reply is built in: the message, its
+// Scratch is the memory one reply is built in: the message, its
 // options map, its hardware and IP addresses, and the option values it
 // carries. ReplyTo builds each reply in a new one, which the reply then
-// owns; Handle builds in one from replyScratches, reused once the reply is
-// sent, so that a steady-state OFFER or ACK allocates nothing here. Both
-// run the same code (replyTo), so the pooled reply is the one ReplyTo
-// returns, byte for byte.
+// owns; a server (the agent's Handle) builds in one of a pool with
+// Decide, reused once the reply is sent, so that a steady-state OFFER or
+// ACK allocates nothing here. Both run the same code (Decide), so the
+// pooled reply is the one ReplyTo returns, byte for byte.
 //
-// The zero replyScratch is ready to use. One reply at a time: a reply
+// The zero Scratch is ready to use. One reply at a time: a reply
 // built in it is valid until the next start.
-type replyScratch struct {
+type Scratch struct {
 	msg    dhcpv4.DHCPv4
 	chaddr [16]byte   // the client's hardware address, as long as the field
 	addrs  [3][4]byte // yiaddr, ciaddr, giaddr
 	data   []byte     // option values, each a capped subslice
 }
 
-// Indexes of replyScratch.addrs.
+// Indexes of Scratch.addrs.
 const (
 	yiaddr = iota
 	ciaddr
 	giaddr
 )
 
-// orNew is s, or a new replyScratch when s is nil, so that an answer
+// orNew is s, or a new Scratch when s is nil, so that an answer
 // that turns out to be silence allocates none.
-func (s *replyScratch) orNew() *replyScratch {
+func (s *Scratch) orNew() *Scratch {
 	if s == nil {
-		return new(replyScratch)
+		return new(Scratch)
 	}
 	return s
 }
@@ -45,7 +44,7 @@ func (s *replyScratch) orNew() *replyScratch {
 // values: the fields a reply copies (RFC 2131, table 3) and zero addresses.
 // It allocates only when s holds no options map yet or less than n bytes
 // of room.
-func (s *replyScratch) start(req *dhcpv4.DHCPv4, n int) *dhcpv4.DHCPv4 {
+func (s *Scratch) start(req *dhcpv4.DHCPv4, n int) *dhcpv4.DHCPv4 {
 	opts := s.msg.Options
 	if opts == nil {
 		opts = make(dhcpv4.Options, 16) // room for every option a reply carries
@@ -74,7 +73,7 @@ func (s *replyScratch) start(req *dhcpv4.DHCPv4, n int) *dhcpv4.DHCPv4 {
 
 // ip4OrZero is ip's 4-byte form in s.addrs[i], or net.IPv4zero when ip is
 // not IPv4.
-func (s *replyScratch) ip4OrZero(i int, ip net.IP) net.IP {
+func (s *Scratch) ip4OrZero(i int, ip net.IP) net.IP {
 	if ip4 := ip.To4(); ip4 != nil {
 		s.addrs[i] = [4]byte(ip4)
 		return s.addrs[i][:]
@@ -83,7 +82,7 @@ func (s *replyScratch) ip4OrZero(i int, ip net.IP) net.IP {
 }
 
 // addr is a's 4 bytes in s.addrs[i].
-func (s *replyScratch) addr(i int, a netip.Addr) net.IP {
+func (s *Scratch) addr(i int, a netip.Addr) net.IP {
 	s.addrs[i] = a.As4()
 	return s.addrs[i][:]
 }
@@ -91,7 +90,7 @@ func (s *replyScratch) addr(i int, a netip.Addr) net.IP {
 // take copies v to s's option values and returns the copy, capped so
 // that an append to it cannot overwrite the next one. An empty v is nil,
 // as a copy made by append([]byte(nil), v...) is.
-func (s *replyScratch) take(v []byte) []byte {
+func (s *Scratch) take(v []byte) []byte {
 	if len(v) == 0 {
 		return nil
 	}
@@ -103,7 +102,7 @@ func (s *replyScratch) take(v []byte) []byte {
 // own appends src to dst with each part's data copied to s, so that a
 // reply owns what it carries and a caller that changes the reply's
 // options changes nothing the option cache holds.
-func (s *replyScratch) own(dst []part, src ...part) []part {
+func (s *Scratch) own(dst []part, src ...part) []part {
 	for _, p := range src {
 		if len(p.data) > 0 {
 			p.data = s.take(p.data)
@@ -112,6 +111,3 @@ func (s *replyScratch) own(dst []part, src ...part) []part {
 	}
 	return dst
 }
-
-// replyScratches are the replyScratch values Handle builds replies in.
-var replyScratches = sync.Pool{New: func() any { return new(replyScratch) }}

@@ -1,4 +1,4 @@
-package agent
+package dhcp4
 
 import (
 	"fmt"
@@ -45,7 +45,7 @@ func FuzzOptionReaders(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if got, want := messageTypeOf(m), m.MessageType(); got != want {
+		if got, want := MessageTypeOf(m), m.MessageType(); got != want {
 			t.Errorf("messageTypeOf %v, MessageType %v", got, want)
 		}
 		want := MinMessageSize

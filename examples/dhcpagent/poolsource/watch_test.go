@@ -1,4 +1,4 @@
-package agent
+package poolsource
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmnetkit/vmnetkit/leasestore"
+	"github.com/go-logr/logr"
 )
 
 // TestPoll walks the pool file through its life with explicit polls: an
@@ -23,7 +23,8 @@ func TestPoll(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pool.json")
 	logs := &logBuffer{}
-	a := New(nil, WithLogger(newTestLogger(logs)))
+	srv := &server{log: newTestLogger(logs)}
+	f := NewFile(path, srv.apply, srv.log)
 
 	mtime := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	write := func(p *Pool, raw string) {
@@ -39,7 +40,7 @@ func TestPoll(t *testing.T) {
 		}
 	}
 	addrOf := func(mac string) string {
-		l, ok := a.Table().Lookup(leasestore.MustParseMAC(mac))
+		l, ok := srv.lookup(mac)
 		if !ok {
 			return "none"
 		}
@@ -47,11 +48,11 @@ func TestPoll(t *testing.T) {
 	}
 	count := func(s string) int { return strings.Count(logs.String(), s) }
 
-	if _, err := a.LoadFile(path); err == nil {
-		t.Fatal("LoadFile of a missing file succeeded")
+	if err := f.Load(); err == nil {
+		t.Fatal("Load of a missing file succeeded")
 	}
 	write(labPool(labAllocated()), "")
-	if _, err := a.LoadFile(path); err != nil {
+	if err := f.Load(); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -73,7 +74,7 @@ func TestPoll(t *testing.T) {
 	}
 	for _, s := range steps {
 		s.change()
-		a.poll(path)
+		f.poll()
 		if got := addrOf(macA); got != s.wantAddr {
 			t.Errorf("%s: macA at %s, want %s", s.name, got, s.wantAddr)
 		}
@@ -94,18 +95,19 @@ func TestPoll(t *testing.T) {
 func TestWatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pool.json")
 	writePoolFile(t, path, labPool(labAllocated()))
-	a := New(nil, WithLogger(quietLogger()))
-	if _, err := a.LoadFile(path); err != nil {
+	srv := &server{log: logr.Discard()}
+	f := NewFile(path, srv.apply, srv.log)
+	if err := f.Load(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- a.Watch(ctx, path, 5*time.Millisecond) }()
+	go func() { done <- f.Watch(ctx, 5*time.Millisecond) }()
 
 	writePoolFile(t, path, labPool(movedAllocated()))
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if l, ok := a.Table().Lookup(leasestore.MustParseMAC(macA)); ok && l.Addr == addrA2 {
+		if l, ok := srv.lookup(macA); ok && l.Addr == addrA2 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -126,8 +128,9 @@ func TestWatch(t *testing.T) {
 func TestPollRacy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pool.json")
 	writePoolFile(t, path, labPool(labAllocated()))
-	a := New(nil, WithLogger(quietLogger()))
-	if _, err := a.LoadFile(path); err != nil {
+	srv := &server{log: logr.Discard()}
+	f := NewFile(path, srv.apply, srv.log)
+	if err := f.Load(); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(path)
@@ -149,8 +152,8 @@ func TestPollRacy(t *testing.T) {
 	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	a.poll(path)
-	if l, ok := a.Table().Lookup(leasestore.MustParseMAC(macA)); !ok || l.Addr != addrA2 {
+	f.poll()
+	if l, ok := srv.lookup(macA); !ok || l.Addr != addrA2 {
 		t.Fatalf("macA at %v (found %v) after a same-size, same-time rewrite; want %s", l.Addr, ok, addrA2)
 	}
 }
@@ -166,13 +169,14 @@ func TestWatchNotify(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pool.json")
 	writePoolFile(t, path, labPool(labAllocated()))
-	a := New(nil, WithLogger(quietLogger()))
-	if _, err := a.LoadFile(path); err != nil {
+	srv := &server{log: logr.Discard()}
+	f := NewFile(path, srv.apply, srv.log)
+	if err := f.Load(); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- a.Watch(ctx, path, time.Hour) }()
+	go func() { done <- f.Watch(ctx, time.Hour) }()
 	defer func() {
 		cancel()
 		<-done
@@ -181,7 +185,7 @@ func TestWatchNotify(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			if l, ok := a.Table().Lookup(leasestore.MustParseMAC(macA)); ok && l.Addr == want {
+			if l, ok := srv.lookup(macA); ok && l.Addr == want {
 				return
 			}
 			if time.Now().After(deadline) {

@@ -1,4 +1,4 @@
-package agent
+package poolsource
 
 import (
 	"context"
@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/go-logr/logr"
 )
 
 // racyWindow is how long after a file's modification time its stat
@@ -37,24 +39,43 @@ func (s fileState) unchanged(fi os.FileInfo) bool {
 		s.readAt.Sub(fi.ModTime()) >= racyWindow
 }
 
-// LoadFile reads the pool file at path and loads it (see Load). Watch
-// starts from the version it read, even if that version did not load.
-func (a *Agent) LoadFile(path string) (Update, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return Update{}, fmt.Errorf("agent: load pool: %w", err)
-	}
-	readAt := time.Now()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Update{}, fmt.Errorf("agent: load pool: %w", err)
-	}
-	u, err := a.Load(data)
-	a.setSeen(fileState{info: fi, readAt: readAt, sum: sha256.Sum256(data)})
-	return u, err
+// File is the pool as a JSON file (the IPPool object, as kubectl get
+// ippool -o json prints it), watched for changes. Make one with NewFile;
+// the zero File is not usable. Its methods are safe for concurrent use.
+type File struct {
+	path  string
+	apply Apply
+	log   logr.Logger
+
+	mu   sync.Mutex
+	seen fileState // the file as last read
 }
 
-// Watch loads the pool file at path whenever its content changes, until
+// NewFile returns the source of the pool file at path, which delivers
+// each version that decodes to apply and logs to log what it cannot
+// read or decode. It reads nothing yet: see Load and Watch.
+func NewFile(path string, apply Apply, log logr.Logger) *File {
+	return &File{path: path, apply: apply, log: log}
+}
+
+// Load reads the pool file and delivers it (see decodeAndApply). Watch
+// starts from the version it read, even if that version did not load.
+func (f *File) Load() error {
+	fi, err := os.Stat(f.path)
+	if err != nil {
+		return fmt.Errorf("agent: load pool: %w", err)
+	}
+	readAt := time.Now()
+	data, err := os.ReadFile(f.path)
+	if err != nil {
+		return fmt.Errorf("agent: load pool: %w", err)
+	}
+	err = decodeAndApply(data, f.apply, f.log)
+	f.setSeen(fileState{info: fi, readAt: readAt, sum: sha256.Sum256(data)})
+	return err
+}
+
+// Watch loads the pool file whenever its content changes, until
 // ctx is done, and returns ctx.Err(). It watches the file's directory with
 // inotify (fsnotify), so a change is loaded as soon as it is written, and a
 // writer that renames a new file over the old one (as editors and
@@ -72,7 +93,8 @@ func (a *Agent) LoadFile(path string) (Update, error) {
 // Either way the table being served stays as it is. Write the file by
 // renaming a complete new one over it: a half-written file fails to
 // decode, and is read again once it is complete.
-func (a *Agent) Watch(ctx context.Context, path string, interval time.Duration) error {
+func (f *File) Watch(ctx context.Context, interval time.Duration) error {
+	path := f.path
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	var events <-chan fsnotify.Event
@@ -83,13 +105,13 @@ func (a *Agent) Watch(ctx context.Context, path string, interval time.Duration) 
 		err = w.Add(filepath.Dir(path))
 	}
 	if err != nil {
-		a.log.Error(err, "cannot watch the pool file's directory; checking it every interval only",
+		f.log.Error(err, "cannot watch the pool file's directory; checking it every interval only",
 			"path", path, "interval", interval.String())
 	} else {
 		events, errs = w.Events, w.Errors
 	}
 	// A change between the first load and the watch's start is caught here.
-	a.poll(path)
+	f.poll()
 	name := filepath.Clean(path)
 	for {
 		select {
@@ -97,27 +119,28 @@ func (a *Agent) Watch(ctx context.Context, path string, interval time.Duration) 
 			return ctx.Err()
 		case e := <-events:
 			if filepath.Clean(e.Name) == name {
-				a.poll(path)
+				f.poll()
 			}
 		case err := <-errs:
-			a.log.Error(err, "pool file watch", "path", path)
+			f.log.Error(err, "pool file watch", "path", path)
 		case <-t.C:
-			a.poll(path)
+			f.poll()
 		}
 	}
 }
 
 // poll loads path if its content changed since it was last read.
-func (a *Agent) poll(path string) {
-	a.mu.Lock()
-	seen := a.seen
-	a.mu.Unlock()
+func (f *File) poll() {
+	path := f.path
+	f.mu.Lock()
+	seen := f.seen
+	f.mu.Unlock()
 
 	fi, err := os.Stat(path)
 	if err == nil && seen.unchanged(fi) {
 		if seen.readErr != "" {
 			seen.readErr = ""
-			a.setSeen(seen)
+			f.setSeen(seen)
 		}
 		return
 	}
@@ -128,21 +151,21 @@ func (a *Agent) poll(path string) {
 	}
 	if err != nil {
 		if msg := err.Error(); msg != seen.readErr {
-			a.log.Error(err, "pool file unreadable, table unchanged", "path", path)
+			f.log.Error(err, "pool file unreadable, table unchanged", "path", path)
 			seen.readErr = msg
-			a.setSeen(seen)
+			f.setSeen(seen)
 		}
 		return
 	}
 	now := fileState{info: fi, readAt: readAt, sum: sha256.Sum256(data)}
 	if now.sum != seen.sum {
-		a.Load(data) // logs its outcome
+		_ = decodeAndApply(data, f.apply, f.log) // logged
 	}
-	a.setSeen(now)
+	f.setSeen(now)
 }
 
-func (a *Agent) setSeen(s fileState) {
-	a.mu.Lock()
-	a.seen = s
-	a.mu.Unlock()
+func (f *File) setSeen(s fileState) {
+	f.mu.Lock()
+	f.seen = s
+	f.mu.Unlock()
 }

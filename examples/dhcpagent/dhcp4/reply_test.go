@@ -1,8 +1,9 @@
-package agent
+package dhcp4
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
+
 	"errors"
-	"github.com/go-logr/logr"
 	"net"
 	"net/netip"
 	"testing"
@@ -18,7 +19,7 @@ import (
 )
 
 func TestReply(t *testing.T) {
-	store := labStore(t, labAllocated())
+	store := storeOf(t, labPool(labAllocated()))
 	other := netip.MustParseAddr("10.77.0.254")
 	tests := []struct {
 		name    string
@@ -145,10 +146,7 @@ func TestReplyNoTable(t *testing.T) {
 	if got, err := Reply(discover(t, macA), nil); !errors.Is(err, ErrNoTable) || got != nil {
 		t.Fatalf("Reply on no table = %v, %v; want nil, ErrNoTable", got, err)
 	}
-	if got, err := New(nil, WithLogger(quietLogger())).Respond(discover(t, macA)); !errors.Is(err, ErrNoTable) || got != nil {
-		t.Fatalf("Respond before a load = %v, %v; want nil, ErrNoTable", got, err)
-	}
-	if got, err := Reply(nil, labStore(t, labAllocated())); !errors.Is(err, ErrNotRequest) || got != nil {
+	if got, err := Reply(nil, storeOf(t, labPool(labAllocated()))); !errors.Is(err, ErrNotRequest) || got != nil {
 		t.Fatalf("Reply(nil) = %v, %v; want nil, ErrNotRequest", got, err)
 	}
 }
@@ -174,56 +172,58 @@ func TestReplyOptions(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		spec func(*PoolSpec)
+		spec func(*poolsource.PoolSpec)
 		want map[string]string
 	}{
 		{
 			name: "only the server: no router, DNS, NTP or names; default lease time",
-			spec: func(s *PoolSpec) {},
+			spec: func(s *poolsource.PoolSpec) {},
 			want: with("51 lease time", "3600", "58 renewal time", "1800", "59 rebinding time", "3150"),
 		},
 		{
 			name: "lease time rounds up to whole seconds",
-			spec: func(s *PoolSpec) { s.LeaseTime = Duration(90*time.Second + time.Millisecond) },
+			spec: func(s *poolsource.PoolSpec) { s.LeaseTime = poolsource.Duration(90*time.Second + time.Millisecond) },
 			want: with("51 lease time", "91", "58 renewal time", "45", "59 rebinding time", "79"),
 		},
 		{
 			name: "infinite lease: no renewal or rebinding time",
-			spec: func(s *PoolSpec) { s.LeaseTime = Duration(leasestore.MaxLeaseTime) },
+			spec: func(s *poolsource.PoolSpec) { s.LeaseTime = poolsource.Duration(leasestore.MaxLeaseTime) },
 			want: with("51 lease time", "4294967295"),
 		},
 		{
 			name: "1-second lease: no renewal or rebinding time",
-			spec: func(s *PoolSpec) { s.LeaseTime = Duration(time.Second) },
+			spec: func(s *poolsource.PoolSpec) { s.LeaseTime = poolsource.Duration(time.Second) },
 			want: with("51 lease time", "1"),
 		},
 		{
 			name: "largest finite lease",
-			spec: func(s *PoolSpec) { s.LeaseTime = Duration(leasestore.MaxLeaseTime - time.Second) },
+			spec: func(s *poolsource.PoolSpec) { s.LeaseTime = poolsource.Duration(leasestore.MaxLeaseTime - time.Second) },
 			want: with("51 lease time", "4294967294", "58 renewal time", "2147483647", "59 rebinding time", "3758096382"),
 		},
 		{
 			name: "router and names; trailing dots dropped",
-			spec: func(s *PoolSpec) {
+			spec: func(s *poolsource.PoolSpec) {
 				s.Router, s.Domain, s.DomainSearch = "10.77.0.1", "lab.example.", []string{"lab.example.", "example"}
-				s.LeaseTime = Duration(time.Hour)
+				s.LeaseTime = poolsource.Duration(time.Hour)
 			},
 			want: with("3 router", "10.77.0.1", "15 domain name", "lab.example", "119 domain search", "lab.example,example",
 				"51 lease time", "3600", "58 renewal time", "1800", "59 rebinding time", "3150"),
 		},
 		{
 			name: "a /30 pool",
-			spec: func(s *PoolSpec) { s.CIDR, s.ServerIP, s.LeaseTime = "10.77.0.8/30", "10.77.0.9", Duration(time.Hour) },
+			spec: func(s *poolsource.PoolSpec) {
+				s.CIDR, s.ServerIP, s.LeaseTime = "10.77.0.8/30", "10.77.0.9", poolsource.Duration(time.Hour)
+			},
 			want: with("1 subnet mask", "255.255.255.252", "54 server id", "10.77.0.9",
 				"51 lease time", "3600", "58 renewal time", "1800", "59 rebinding time", "3150"),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &Pool{Spec: PoolSpec{IPPoolSpec: v1alpha1.IPPoolSpec{CIDR: "10.77.0.0/24", ServerIP: "10.77.0.2"}}}
+			p := &poolsource.Pool{Spec: poolsource.PoolSpec{IPPoolSpec: v1alpha1.IPPoolSpec{CIDR: "10.77.0.0/24", ServerIP: "10.77.0.2"}}}
 			tt.spec(&p.Spec)
 			p.Status.Allocated = map[string]string{"10.77.0.10": macA} // usable in the /30 too
-			got, err := Reply(discover(t, macA), newAgent(t, p, logr.Discard()).Table())
+			got, err := Reply(discover(t, macA), storeOf(t, p))
 			if err != nil {
 				t.Fatalf("Reply: %v", err)
 			}
@@ -321,8 +321,8 @@ func FuzzReply(f *testing.F) {
 	} {
 		f.Add(m.ToBytes())
 	}
-	store := labStore(f, labAllocated())
-	empty := newAgent(f, labPool(nil), quietLogger()).TableAt(time.Time{})
+	store := storeOf(f, labPool(labAllocated()))
+	empty := tableOf(f, labPool(nil))
 	held := TableOf(store)
 	held.Probation, held.Now = probation.NewSet(time.Hour), time.Unix(1e9, 0)
 	for l := range store.All() {

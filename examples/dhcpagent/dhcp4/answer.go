@@ -1,4 +1,4 @@
-package agent
+package dhcp4
 
 import (
 	"fmt"
@@ -12,9 +12,9 @@ import (
 
 // grant is the OFFER or ACK of lease, fitted to the client's limit, built
 // in s.
-func grant(s *replyScratch, req *dhcpv4.DHCPv4, t Table, lease leasestore.Lease, typ dhcpv4.MessageType) (*dhcpv4.DHCPv4, Trim) {
+func grant(s *Scratch, req *dhcpv4.DHCPv4, t Table, lease leasestore.Lease, typ dhcpv4.MessageType) (*dhcpv4.DHCPv4, Trim) {
 	s = s.orNew()
-	mandatory, optional, size := t.options.encoded(lease)
+	mandatory, optional, size := t.Cache.encoded(lease)
 	resp := s.start(req, 1+size+echoesLen(req))
 	resp.YourIPAddr = s.addr(yiaddr, lease.Addr)
 	if typ == dhcpv4.MessageTypeAck {
@@ -32,12 +32,12 @@ func grant(s *replyScratch, req *dhcpv4.DHCPv4, t Table, lease leasestore.Lease,
 
 // inform is the ACK to an INFORM from mac: the pool's options for a client
 // that configured its address itself (RFC 2131 section 4.3.5).
-func inform(s *replyScratch, req *dhcpv4.DHCPv4, t Table, mac leasestore.MAC) (*dhcpv4.DHCPv4, Trim, error) {
+func inform(s *Scratch, req *dhcpv4.DHCPv4, t Table, mac leasestore.MAC) (*dhcpv4.DHCPv4, Trim, error) {
 	ci := ipv4(req.ClientIPAddr)
 	if !ci.IsValid() || ci.IsUnspecified() || !t.Prefix.Contains(ci) {
 		return nil, Trim{}, fmt.Errorf("%w: INFORM from %s with ciaddr %s, outside %s", ErrNotServed, mac, ci, t.Prefix)
 	}
-	mandatory, optional, size := t.options.encoded(leasestore.Lease{MAC: mac, Addr: ci, Prefix: t.Prefix, Options: t.Options})
+	mandatory, optional, size := t.Cache.encoded(leasestore.Lease{MAC: mac, Addr: ci, Prefix: t.Prefix, Options: t.Options})
 	s = s.orNew()
 	resp := s.start(req, 1+size+echoesLen(req))
 	// Table 3: the ACK to an INFORM echoes ciaddr, and yiaddr stays zero.
@@ -61,7 +61,7 @@ func inform(s *replyScratch, req *dhcpv4.DHCPv4, t Table, mac leasestore.MAC) (*
 // nak refuses a REQUEST with the message text. It carries only the server
 // identifier and the message (RFC 2131, table 3), and asks a relay to
 // broadcast it (section 4.1).
-func nak(s *replyScratch, req *dhcpv4.DHCPv4, server netip.Addr, text []byte) (*dhcpv4.DHCPv4, Trim) {
+func nak(s *Scratch, req *dhcpv4.DHCPv4, server netip.Addr, text []byte) (*dhcpv4.DHCPv4, Trim) {
 	s = s.orNew()
 	resp := s.start(req, 1+4+echoesLen(req)+len(text))
 	if !resp.GatewayIPAddr.IsUnspecified() {
@@ -94,7 +94,7 @@ func onProbation(b []byte, asked netip.Addr) []byte {
 }
 
 // messageType is the message type option of a reply, its byte in s.
-func (s *replyScratch) messageType(typ dhcpv4.MessageType) part {
+func (s *Scratch) messageType(typ dhcpv4.MessageType) part {
 	p := whole(dhcpv4.OptionDHCPMessageType.Code(), s.take([]byte{byte(typ)}))
 	p.mandatory = true
 	return p
@@ -107,7 +107,7 @@ var echoCodes = [...]uint8{dhcp4wire.OptionRelayInfo, dhcpv4.OptionClientIdentif
 
 // echoes appends to parts the options of req a reply copies back (see
 // echoCodes), their values copied to s.
-func echoes(s *replyScratch, parts []part, req *dhcpv4.DHCPv4) []part {
+func echoes(s *Scratch, parts []part, req *dhcpv4.DHCPv4) []part {
 	for _, code := range echoCodes {
 		if v := req.Options[code]; v != nil {
 			parts = append(parts, whole(code, s.take(v)))

@@ -1,25 +1,21 @@
-package agent
+package dhcp4test
 
 import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
-	"k8s.io/klog/v2/textlogger"
 )
 
-// view is a DHCPv4 message in comparable, readable form: every header field
+// View is a DHCPv4 message in comparable, readable form: every header field
 // a reply sets and every option present, decoded, so that cmp.Diff shows any
 // field or option that is wrong, missing or extra.
-type view struct {
+type View struct {
 	Op        string
 	XID       string
 	CHAddr    string
@@ -31,14 +27,14 @@ type view struct {
 	Options   map[string]string
 }
 
-// viewOf decodes m as it travels: it is serialized and parsed again first.
-func viewOf(t testing.TB, m *dhcpv4.DHCPv4) view {
+// ViewOf decodes m as it travels: it is serialized and parsed again first.
+func ViewOf(t testing.TB, m *dhcpv4.DHCPv4) View {
 	t.Helper()
 	wire, err := dhcpv4.FromBytes(m.ToBytes())
 	if err != nil {
 		t.Fatalf("reply does not parse back: %v", err)
 	}
-	v := view{
+	v := View{
 		Op:        wire.OpCode.String(),
 		XID:       wire.TransactionID.String(),
 		CHAddr:    wire.ClientHWAddr.String(),
@@ -50,15 +46,15 @@ func viewOf(t testing.TB, m *dhcpv4.DHCPv4) view {
 		Options:   map[string]string{},
 	}
 	for code, raw := range wire.Options {
-		name, val := decodeOption(code, raw)
+		name, val := DecodeOption(code, raw)
 		v.Options[name] = val
 	}
 	return v
 }
 
-// decodeOption names and renders one option; an option the agent never
+// DecodeOption names and renders one option; an option the agent never
 // sends is rendered as hex under its number, so it shows up in diffs.
-func decodeOption(code uint8, raw []byte) (string, string) {
+func DecodeOption(code uint8, raw []byte) (string, string) {
 	ips := func() string {
 		var s []string
 		for i := 0; i+4 <= len(raw); i += 4 {
@@ -112,28 +108,4 @@ func decodeOption(code uint8, raw []byte) (string, string) {
 		return "119 domain search", strings.Join(l.Labels, ",")
 	}
 	return fmt.Sprintf("%d", code), hex.EncodeToString(raw)
-}
-
-// logBuffer collects log output from concurrent handlers.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// newTestLogger logs everything, per-packet lines included, to w in the
-// command's format.
-func newTestLogger(w io.Writer) logr.Logger {
-	return textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(w), textlogger.Verbosity(packetLevel)))
 }

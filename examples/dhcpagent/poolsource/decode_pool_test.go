@@ -1,10 +1,13 @@
-package agent
+package poolsource
 
 import (
 	"encoding/json"
 	"errors"
 	"os"
 	"testing"
+	"time"
+
+	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
 // TestDecodePoolRejectsTrailingData protects DecodePool's promise that data
@@ -79,4 +82,43 @@ func FuzzDecodePool(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestDuration(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    time.Duration
+		wantErr bool
+	}{
+		{`"1h"`, time.Hour, false},
+		{`"1h0m0s"`, time.Hour, false},
+		{`"90s"`, 90 * time.Second, false},
+		{`3600`, time.Hour, false},
+		{`4294967295`, leasestore.MaxLeaseTime, false},
+		{`null`, 0, false},
+		{`4294967296`, 0, true},
+		{`-1`, 0, true},
+		{`1.5`, 0, true},
+		{`"soon"`, 0, true},
+		{`true`, 0, true},
+	}
+	for _, tt := range tests {
+		var d Duration
+		err := json.Unmarshal([]byte(tt.in), &d)
+		if (err != nil) != tt.wantErr || time.Duration(d) != tt.want {
+			t.Errorf("Unmarshal(%s) = %v, %v; want %v, error %v", tt.in, time.Duration(d), err, tt.want, tt.wantErr)
+		}
+	}
+	b, err := json.Marshal(Duration(90 * time.Minute))
+	if err != nil || string(b) != `"1h30m0s"` {
+		t.Errorf("Marshal = %s, %v; want \"1h30m0s\"", b, err)
+	}
+}
+
+func TestDecodePoolErrors(t *testing.T) {
+	for _, in := range []string{``, `{`, `[]`, `{"spec": {"cidr": 7}}`, `{"spec": {"leaseTime": "x"}}`, `{} {}`} {
+		if _, err := DecodePool([]byte(in)); !errors.Is(err, ErrInvalidPool) {
+			t.Errorf("DecodePool(%q) error = %v, want ErrInvalidPool", in, err)
+		}
+	}
 }

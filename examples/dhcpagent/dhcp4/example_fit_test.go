@@ -1,4 +1,4 @@
-package agent_test
+package dhcp4_test
 
 import (
 	"fmt"
@@ -6,7 +6,10 @@ import (
 	"os"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
+	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
 // A pool with more name servers than a reply can carry: a client that
@@ -20,7 +23,7 @@ func ExampleReplyWithTrim() {
 	if err != nil {
 		panic(err)
 	}
-	pool, err := agent.DecodePool(data)
+	pool, err := poolsource.DecodePool(data)
 	if err != nil {
 		panic(err)
 	}
@@ -28,10 +31,13 @@ func ExampleReplyWithTrim() {
 	for i := range 200 {
 		pool.Spec.DNS = append(pool.Spec.DNS, fmt.Sprintf("10.30.%d.%d", i/250, i%250+1))
 	}
-	a := agent.New(nil)
-	if _, err := a.Apply(pool); err != nil {
+	// The lease table, built as the agent builds it.
+	spec, opts, _, err := pool.Config()
+	if err != nil {
 		panic(err)
 	}
+	snap, _ := ipam.ParseAllocated(spec, pool.Status.Allocated)
+	store, _ := leasestore.Build(snap, opts)
 	mac, _ := net.ParseMAC("52:54:00:aa:bb:01")
 	for _, size := range []uint16{0, 1500} {
 		discover, err := dhcpv4.NewDiscovery(mac, dhcpv4.WithTransactionID(dhcpv4.TransactionID{1, 2, 3, 4}))
@@ -41,7 +47,7 @@ func ExampleReplyWithTrim() {
 		if size > 0 {
 			discover.UpdateOption(dhcpv4.OptMaxMessageSize(size))
 		}
-		offer, trim, err := agent.ReplyWithTrim(discover, a.Table())
+		offer, trim, err := dhcp4.ReplyWithTrim(discover, store)
 		if err != nil {
 			panic(err)
 		}
@@ -50,7 +56,7 @@ func ExampleReplyWithTrim() {
 			left = "nothing"
 		}
 		fmt.Printf("limit %d: %d bytes, %d name servers; left out: %s\n",
-			agent.ReplyLimit(discover), len(offer.ToBytes()), len(offer.DNS()), left)
+			dhcp4.ReplyLimit(discover), len(offer.ToBytes()), len(offer.DNS()), left)
 	}
 	// Output:
 	// limit 548: 547 bytes, 65 name servers; left out: 6 dns 111/200; 15 domain name dropped; 42 ntp dropped; 119 domain search 0/2

@@ -1,4 +1,4 @@
-package agent
+package dhcp4
 
 import (
 	"encoding/binary"
@@ -156,5 +156,3 @@ func LeaseSeconds(d time.Duration) uint32 {
 	}
 	return uint32((d + time.Second - 1) / time.Second)
 }
-
-func netIP(a netip.Addr) net.IP { return net.IP(a.AsSlice()) }

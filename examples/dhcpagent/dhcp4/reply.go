@@ -1,4 +1,4 @@
-package agent
+package dhcp4
 
 import (
 	"fmt"
@@ -98,27 +98,31 @@ func ReplyTo(req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
 	return replyTo(nil, req, t)
 }
 
-// replyTo is ReplyTo, building the reply in s, or in a new replyScratch
+// replyTo is ReplyTo, building the reply in s, or in a new Scratch
 // when s is nil: the one decision path of ReplyTo and of Handle, which
 // reuses s.
-func replyTo(s *replyScratch, req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
-	return decide(s, req, t, nil)
+func replyTo(s *Scratch, req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
+	return Decide(s, req, t, nil)
 }
 
-// ackNote is what the Agent learns from an ACK to a REQUEST (see
-// Agent.acked): the lease's address and MAC, whether the REQUEST bound
-// the address (ciaddr zero: SELECTING or INIT-REBOOT, after which a client
-// may probe and decline), and whether the address was on probation after
-// a decline in the client's own name.
-type ackNote struct {
-	addr       netip.Addr
-	mac        leasestore.MAC
-	binding    bool
-	ownDecline bool
+// Ack is what a server learns from an ACK to a REQUEST, to keep its own
+// state (see [Decide]): the lease's address and MAC, whether the REQUEST
+// bound the address (ciaddr zero: SELECTING or INIT-REBOOT, after which a
+// client may probe and decline), and whether the address was on
+// probation after a decline in the client's own name, which the REQUEST
+// disproves.
+type Ack struct {
+	Addr       netip.Addr
+	MAC        leasestore.MAC
+	Binding    bool
+	OwnDecline bool
 }
 
-// decide is replyTo, and fills ack (when not nil) for an ACK to a REQUEST.
-func decide(s *replyScratch, req *dhcpv4.DHCPv4, t Table, ack *ackNote) (*dhcpv4.DHCPv4, Trim, error) {
+// Decide is ReplyTo with the reply built in s, valid until s is used
+// again (a nil s: a new Scratch, as ReplyTo), and, for an ACK to a
+// REQUEST, ack filled in when it is not nil. It is the one decision path
+// of ReplyTo and of a server that reuses its Scratch values per packet.
+func Decide(s *Scratch, req *dhcpv4.DHCPv4, t Table, ack *Ack) (*dhcpv4.DHCPv4, Trim, error) {
 	mac, err := client(req, t)
 	if err != nil {
 		return nil, Trim{}, err
@@ -127,7 +131,7 @@ func decide(s *replyScratch, req *dhcpv4.DHCPv4, t Table, ack *ackNote) (*dhcpv4
 	if !t.Prefix.Addr().Is4() || !server.Is4() {
 		return nil, Trim{}, fmt.Errorf("%w: pool %s, server %s", ErrNotIPv4, t.Prefix, server)
 	}
-	typ := messageTypeOf(req)
+	typ := MessageTypeOf(req)
 	if typ == dhcpv4.MessageTypeInform {
 		return inform(s, req, t, mac)
 	}
@@ -168,8 +172,8 @@ func decide(s *replyScratch, req *dhcpv4.DHCPv4, t Table, ack *ackNote) (*dhcpv4
 			// its own.
 			resp, trim = grant(s, req, t, lease, dhcpv4.MessageTypeAck)
 			if ack != nil {
-				*ack = ackNote{addr: lease.Addr, mac: mac, binding: isZero4(req.ClientIPAddr)}
-				ack.ownDecline = t.held(asked)
+				*ack = Ack{Addr: lease.Addr, MAC: mac, Binding: isZero4(req.ClientIPAddr)}
+				ack.OwnDecline = t.held(asked)
 			}
 		}
 	default:

@@ -1,4 +1,4 @@
-package agent
+package dhcp4
 
 import (
 	"encoding/binary"

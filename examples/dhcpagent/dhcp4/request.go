@@ -1,4 +1,4 @@
-package agent
+package dhcp4
 
 import (
 	"fmt"
@@ -53,9 +53,9 @@ func optionAddr(m *dhcpv4.DHCPv4, code dhcpv4.OptionCode) netip.Addr {
 	return netip.Addr{}
 }
 
-// messageTypeOf is m.MessageType() without its allocations: option 53 of
+// MessageTypeOf is m.MessageType() without its allocations: option 53 of
 // exactly one byte, or MessageTypeNone.
-func messageTypeOf(m *dhcpv4.DHCPv4) dhcpv4.MessageType {
+func MessageTypeOf(m *dhcpv4.DHCPv4) dhcpv4.MessageType {
 	if v := m.Options[dhcpv4.OptionDHCPMessageType.Code()]; len(v) == 1 {
 		return dhcpv4.MessageType(v[0])
 	}

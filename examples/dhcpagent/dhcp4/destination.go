@@ -1,4 +1,4 @@
-package agent
+package dhcp4
 
 import (
 	"net"
@@ -39,10 +39,12 @@ const (
 // It allocates the returned address; the agent itself decides with
 // netip.AddrPort values and does not.
 func Destination(req, resp *dhcpv4.DHCPv4, peer net.Addr) *net.UDPAddr {
-	return net.UDPAddrFromAddrPort(destination(req, resp, addrPortOf(peer)))
+	return net.UDPAddrFromAddrPort(DestinationOf(req, AddrPortOf(peer)))
 }
 
-func destination(req, _ *dhcpv4.DHCPv4, peer netip.AddrPort) netip.AddrPort {
+// DestinationOf is Destination with address values, as a server that
+// allocates nothing per packet decides it: peer as [AddrPortOf] gives it.
+func DestinationOf(req *dhcpv4.DHCPv4, peer netip.AddrPort) netip.AddrPort {
 	if gi := ipv4(req.GatewayIPAddr); gi.IsValid() && !gi.IsUnspecified() {
 		return netip.AddrPortFrom(gi, ServerPort)
 	}
@@ -58,9 +60,13 @@ func destination(req, _ *dhcpv4.DHCPv4, peer netip.AddrPort) netip.AddrPort {
 // broadcast is the limited broadcast address on the client port.
 var broadcast = netip.AddrPortFrom(limitedBroadcast, ClientPort)
 
-// addrPortOf is a *net.UDPAddr as a netip.AddrPort, IPv4 unmapped; any
+// Broadcast is the limited broadcast address, 255.255.255.255, on the
+// client port: where a reply goes that has no other destination.
+func Broadcast() netip.AddrPort { return broadcast }
+
+// AddrPortOf is a *net.UDPAddr as a netip.AddrPort, IPv4 unmapped; any
 // other net.Addr is the zero AddrPort.
-func addrPortOf(a net.Addr) netip.AddrPort {
+func AddrPortOf(a net.Addr) netip.AddrPort {
 	u, ok := a.(*net.UDPAddr)
 	if !ok || u == nil {
 		return netip.AddrPort{}

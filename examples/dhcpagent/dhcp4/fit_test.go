@@ -1,18 +1,18 @@
-package agent
+package dhcp4
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
+
 	"bytes"
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
@@ -26,18 +26,11 @@ import (
 // gave a 14 KB OFFER, and a request with a 10 KB relay agent information
 // option a 15 KB reply.
 
-// bigPool is the lab pool with n name servers (10.88.x.y) and m search
-// domains, each name 40 to 50 bytes long.
-func bigPool(allocated map[string]string, n, m int) *Pool {
+// bigPool is the lab pool with n name servers and m search domains (see
+// dhcp4test.Enlarge).
+func bigPool(allocated map[string]string, n, m int) *poolsource.Pool {
 	p := labPool(allocated)
-	p.Spec.DNS = nil
-	for i := range n {
-		p.Spec.DNS = append(p.Spec.DNS, netip.AddrFrom4([4]byte{10, 88, byte(i >> 8), byte(i)}).String())
-	}
-	p.Spec.DomainSearch = nil
-	for i := range m {
-		p.Spec.DomainSearch = append(p.Spec.DomainSearch, fmt.Sprintf("zone-%03d.team-%02d.datacenter-eu-west.example", i, i%37))
-	}
+	dhcp4test.Enlarge(&p.Spec.IPPoolSpec, n, m)
 	return p
 }
 
@@ -45,108 +38,6 @@ func bigPool(allocated map[string]string, n, m int) *Pool {
 // header (8) add to a DHCP message; the client's option 57 and the
 // 576-byte minimum count them (see ReplyLimit).
 const udpIPv4Overhead = 28
-
-// withMaxSize sets the client's Maximum DHCP Message Size option.
-func withMaxSize(size uint16) dhcpv4.Modifier {
-	return dhcpv4.WithOption(dhcpv4.OptMaxMessageSize(size))
-}
-
-// relayInfo is a relay agent information option value of about n bytes:
-// circuit-ID and remote-ID sub-options of 250 bytes each.
-func relayInfo(n int) []byte {
-	var b []byte
-	for i := 0; len(b) < n; i++ {
-		sub := bytes.Repeat([]byte{byte('a' + i%26)}, 250)
-		b = append(b, byte(1+i%2), byte(len(sub)))
-		b = append(b, sub...)
-	}
-	return b
-}
-
-// withRawOption appends code with value to the wire form of m, split into
-// instances of up to 255 bytes (RFC 3396) as a relay agent writes it, and
-// parses the result back: the way a request with an option too long for
-// one instance arrives.
-func withRawOption(t testing.TB, m *dhcpv4.DHCPv4, code uint8, value []byte) *dhcpv4.DHCPv4 {
-	t.Helper()
-	b := m.ToBytes()
-	end := bytes.LastIndexByte(b, 255) // the end option; zero padding may follow
-	if end < 240 {
-		t.Fatalf("no end option in %x", b)
-	}
-	b = b[:end]
-	for v := value; len(v) > 0; {
-		n := min(len(v), 255)
-		b = append(b, code, byte(n))
-		b = append(b, v[:n]...)
-		v = v[n:]
-	}
-	b = append(b, 255)
-	got, err := dhcpv4.FromBytes(b)
-	if err != nil {
-		t.Fatalf("request with %d bytes of option %d: %v", len(value), code, err)
-	}
-	if !bytes.Equal(got.Options.Get(dhcpv4.GenericOptionCode(code)), value) {
-		t.Fatalf("option %d did not survive the round trip", code)
-	}
-	return got
-}
-
-// clientOptions parses a reply's wire form the way RFC 2131 section 4.1 asks
-// of a client: the options field, then, as the option overload option (52)
-// says, the file field and the sname field, each of which must end with an
-// end option followed only by padding. Instances of one option are
-// concatenated in that order (RFC 3396). It also returns the overload value.
-func clientOptions(wire []byte) (map[uint8][]byte, byte, error) {
-	const sname, file, cookie = 44, 108, 236
-	if len(wire) < 240 || !bytes.Equal(wire[cookie:cookie+4], []byte{99, 130, 83, 99}) {
-		return nil, 0, errors.New("no BOOTP header and magic cookie")
-	}
-	opts := map[uint8][]byte{}
-	parse := func(field string, b []byte, mustPad bool) error {
-		for i := 0; i < len(b); {
-			code := b[i]
-			switch code {
-			case 0:
-				i++
-				continue
-			case 255:
-				if mustPad && len(bytes.Trim(b[i+1:], "\x00")) > 0 {
-					return fmt.Errorf("%s: data after the end option", field)
-				}
-				return nil
-			}
-			if i+2 > len(b) || i+2+int(b[i+1]) > len(b) {
-				return fmt.Errorf("%s: option %d overruns the field", field, code)
-			}
-			opts[code] = append(opts[code], b[i+2:i+2+int(b[i+1])]...)
-			i += 2 + int(b[i+1])
-		}
-		return fmt.Errorf("%s: no end option", field)
-	}
-	if err := parse("options", wire[cookie+4:], false); err != nil {
-		return nil, 0, err
-	}
-	var overload byte
-	if v, ok := opts[52]; ok {
-		if len(v) != 1 || v[0] < 1 || v[0] > 3 {
-			return nil, 0, fmt.Errorf("option overload %x", v)
-		}
-		overload = v[0]
-		delete(opts, 52)
-	}
-	if overload&1 != 0 {
-		if err := parse("file", wire[file:file+128], true); err != nil {
-			return nil, 0, err
-		}
-	}
-	if overload&2 != 0 {
-		if err := parse("sname", wire[sname:sname+64], true); err != nil {
-			return nil, 0, err
-		}
-	}
-	return opts, overload, nil
-}
 
 // clientView is what a client that honours option overload reads from a
 // reply: the view of the header, and every option decoded (see
@@ -164,7 +55,7 @@ func clientView(t testing.TB, m *dhcpv4.DHCPv4) view {
 		GatewayIPAddr: m.GatewayIPAddr, ClientHWAddr: m.ClientHWAddr, Options: dhcpv4.Options{},
 	})
 	for code, raw := range opts {
-		name, val := decodeOption(code, raw)
+		name, val := dhcp4test.DecodeOption(code, raw)
 		v.Options[name] = val
 	}
 	return v
@@ -199,7 +90,7 @@ func mustFit(t *testing.T, resp *dhcpv4.DHCPv4, limit int, typ string) view {
 }
 
 func TestReplyFitsClientMaxMessageSize(t *testing.T) {
-	store := newAgent(t, bigPool(labAllocated(), 300, 200), logr.Discard()).Table()
+	store := storeOf(t, bigPool(labAllocated(), 300, 200))
 	tests := []struct {
 		name  string
 		req   *dhcpv4.DHCPv4
@@ -229,7 +120,7 @@ func TestReplyFitsClientMaxMessageSize(t *testing.T) {
 }
 
 func TestReplyFitsWithHugeRelayAgentInformation(t *testing.T) {
-	store := newAgent(t, bigPool(labAllocated(), 300, 200), logr.Discard()).Table()
+	store := storeOf(t, bigPool(labAllocated(), 300, 200))
 	relay := dhcpv4.WithGatewayIP(net.IPv4(10, 77, 0, 254))
 	tests := []struct {
 		name  string
@@ -301,9 +192,9 @@ func TestReplyLimit(t *testing.T) {
 // get 65 there (260 bytes, two instances: 264), 31 in the file field (126)
 // and 15 in sname (62): 111.
 func TestReplyKeepsByPriority(t *testing.T) {
-	lab := newAgent(t, labPool(labAllocated()), logr.Discard()).Table()
-	big := newAgent(t, bigPool(labAllocated(), 300, 200), logr.Discard()).Table()
-	dns70 := newAgent(t, bigPool(labAllocated(), 70, 2), logr.Discard()).Table()
+	lab := storeOf(t, labPool(labAllocated()))
+	big := storeOf(t, bigPool(labAllocated(), 300, 200))
+	dns70 := storeOf(t, bigPool(labAllocated(), 70, 2))
 	relay := func(n int) dhcpv4.Modifier {
 		return dhcpv4.WithGeneric(dhcpv4.OptionRelayAgentInformation, relayInfo(n)[:n])
 	}
@@ -477,7 +368,7 @@ func checkAgainstLease(t testing.TB, req *dhcpv4.DHCPv4, store *leasestore.Store
 // TestReplyUsesClientMaxMessageSize: a client that advertises 1500 bytes
 // gets more of the pool's options than one that advertises nothing.
 func TestReplyUsesClientMaxMessageSize(t *testing.T) {
-	store := newAgent(t, bigPool(labAllocated(), 300, 200), logr.Discard()).Table()
+	store := storeOf(t, bigPool(labAllocated(), 300, 200))
 	kept := func(req *dhcpv4.DHCPv4) (options, entries int) {
 		resp, err := Reply(req, store)
 		if err != nil {
@@ -509,147 +400,6 @@ func TestReplyUsesClientMaxMessageSize(t *testing.T) {
 	if large <= small || largeEntries <= smallEntries {
 		t.Errorf("at 1500 bytes: %d options, %d entries; at 576: %d options, %d entries: want more at 1500",
 			large, largeEntries, small, smallEntries)
-	}
-}
-
-// recorder is a logr.LogSink that keeps every line, for tests that count
-// log lines. Its level is "ERROR" for errors, else "INFO" at V(0) and
-// "DEBUG" above.
-type recorder struct {
-	mu    sync.Mutex
-	lines []recorded
-}
-
-type recorded struct {
-	msg   string
-	attrs map[string]string
-}
-
-func (r *recorder) Init(logr.RuntimeInfo)          {}
-func (r *recorder) Enabled(int) bool               { return true }
-func (r *recorder) WithValues(...any) logr.LogSink { return r }
-func (r *recorder) WithName(string) logr.LogSink   { return r }
-func (r *recorder) Info(level int, msg string, kv ...any) {
-	l := "INFO"
-	if level > 0 {
-		l = "DEBUG"
-	}
-	r.add(l, msg, kv)
-}
-func (r *recorder) Error(err error, msg string, kv ...any) {
-	r.add("ERROR", msg, append(kv, "err", fmt.Sprint(err)))
-}
-
-func (r *recorder) add(level, msg string, kv []any) {
-	m := map[string]string{"level": level}
-	for i := 0; i+1 < len(kv); i += 2 {
-		m[fmt.Sprint(kv[i])] = fmt.Sprint(kv[i+1])
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.lines = append(r.lines, recorded{msg, m})
-}
-
-// linesOf are the lines with message msg, each as its level and
-// attributes.
-func (r *recorder) linesOf(msg string) []map[string]string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []map[string]string
-	for _, l := range r.lines {
-		if l.msg == msg {
-			out = append(out, l.attrs)
-		}
-	}
-	return out
-}
-
-// TestRespondReportsTrimOncePerPoolVersion sends many requests whose
-// replies leave options out, from concurrent goroutines, and checks that
-// each option cut is logged once per load of the pool, and the replies
-// counted when the table is replaced.
-func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
-	rec := &recorder{}
-	a := New(nil, WithLogger(logr.New(rec)))
-	load := func(p *Pool, rv string) {
-		t.Helper()
-		p.Metadata.ResourceVersion = rv
-		if _, err := a.Apply(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// burst sends n copies of each request from 4 goroutines.
-	burst := func(n int, reqs ...*dhcpv4.DHCPv4) {
-		t.Helper()
-		var wg sync.WaitGroup
-		for range 4 {
-			wg.Go(func() {
-				for range n {
-					for _, req := range reqs {
-						if _, err := a.Respond(req); err != nil {
-							t.Errorf("Respond: %v", err)
-						}
-					}
-				}
-			})
-		}
-		wg.Wait()
-	}
-	const trimmed, counted = "reply trimmed to fit the client", "replies trimmed under the replaced table"
-	small, large := discover(t, macA), msg(t, macB, dhcpv4.MessageTypeDiscover, withMaxSize(1500))
-	bigRelay := withRawOption(t, msg(t, macA, dhcpv4.MessageTypeDiscover, withMaxSize(1500)), 82, relayInfo(10_000))
-
-	load(labPool(labAllocated()), "1")
-	burst(25, small, large)
-	if got := rec.linesOf(trimmed); len(got) != 0 {
-		t.Fatalf("the lab pool fits every client, yet: %v", got)
-	}
-
-	load(bigPool(labAllocated(), 300, 200), "2")
-	if _, err := a.Respond(small); err != nil { // first, so that the report names all four
-		t.Fatal(err)
-	}
-	burst(25, small, large)
-	want := []map[string]string{{
-		"level": "INFO", "pool": "default/lab", "resourceVersion": "2", "mac": macA, "limit": "548",
-		"cut": "6 dns 111/300; 15 domain name dropped; 42 ntp dropped; 119 domain search 0/200",
-	}}
-	got := rec.linesOf(trimmed)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("trim reports of version 2 after 201 trimmed replies (-want +got):\n%s", diff)
-	}
-
-	// An option no reply has cut under this version is reported once more.
-	burst(5, bigRelay)
-	got = rec.linesOf(trimmed)
-	wantRelay := map[string]string{
-		"level": "INFO", "pool": "default/lab", "resourceVersion": "2", "mac": macA, "limit": "1472",
-		"cut": "82 relay agent info dropped",
-	}
-	if len(got) != len(want)+1 {
-		t.Fatalf("after a relayed request: %d reports, want %d: %v", len(got), len(want)+1, got)
-	}
-	if diff := cmp.Diff(wantRelay, got[len(got)-1]); diff != "" {
-		t.Errorf("report of the relayed request (-want +got):\n%s", diff)
-	}
-
-	// A new version reports afresh, and the replaced one's replies are counted.
-	load(bigPool(labAllocated(), 300, 200), "3")
-	if diff := cmp.Diff([]map[string]string{{"level": "INFO", "pool": "default/lab", "resourceVersion": "2", "count": "221"}},
-		rec.linesOf(counted)); diff != "" {
-		t.Errorf("count of trimmed replies (-want +got):\n%s", diff)
-	}
-	burst(25, small) // concurrent from the start: still one report
-	got = rec.linesOf(trimmed)
-	want3 := map[string]string{
-		"level": "INFO", "pool": "default/lab", "resourceVersion": "3", "mac": macA, "limit": "548",
-		"cut": "6 dns 111/300; 15 domain name dropped; 42 ntp dropped; 119 domain search 0/200",
-	}
-	if len(got) != len(want)+2 {
-		t.Fatalf("after the next version: %d reports, want %d: %v", len(got), len(want)+2, got)
-	}
-	if diff := cmp.Diff(want3, got[len(got)-1]); diff != "" {
-		t.Errorf("report of version 3 (-want +got):\n%s", diff)
 	}
 }
 
@@ -812,7 +562,7 @@ func FuzzReplyFitsAnyRequest(f *testing.F) {
 	} {
 		f.Add(m.ToBytes())
 	}
-	store := newAgent(f, bigPool(labAllocated(), 300, 200), logr.Discard()).Table()
+	store := storeOf(f, bigPool(labAllocated(), 300, 200))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		req, err := dhcpv4.FromBytes(b)
 		if err != nil {
@@ -845,20 +595,4 @@ func FuzzReplyFitsAnyRequest(f *testing.F) {
 			}
 		}
 	})
-}
-
-// BenchmarkReplyTrimmed is a reply that does not fit: the OFFER of the
-// issue's pool, 300 name servers and 200 search domains, to a client that
-// advertises no maximum message size, packed with and without overload.
-func BenchmarkReplyTrimmed(b *testing.B) {
-	a := newAgent(b, bigPool(labAllocated(), 300, 200), logr.Discard())
-	req := discover(b, macA)
-	b.ReportAllocs()
-	for b.Loop() {
-		resp, err := a.Respond(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		_ = resp.ToBytes()
-	}
 }

@@ -1,4 +1,4 @@
-package agent
+package poolsource
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -145,6 +146,18 @@ func DecodePool(data []byte) (*Pool, error) {
 		return nil, fmt.Errorf("agent: decode pool: data after the object: %w", ErrInvalidPool)
 	}
 	return &p, nil
+}
+
+// decodeAndApply decodes data as a Pool and delivers it to apply. A pool
+// that does not decode is logged (the line the agent logged when it
+// decoded pools itself) and not delivered.
+func decodeAndApply(data []byte, apply Apply, log logr.Logger) error {
+	p, err := DecodePool(data)
+	if err != nil {
+		log.Error(err, "pool rejected, table unchanged")
+		return err
+	}
+	return apply(p)
 }
 
 // Name is the pool's namespace/name, or its name alone.

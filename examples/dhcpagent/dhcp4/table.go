@@ -1,4 +1,4 @@
-package agent
+package dhcp4
 
 import (
 	"net/netip"
@@ -28,7 +28,10 @@ type Table struct {
 	Probation *probation.Set
 	Now       time.Time
 
-	options *optionCache // the Agent's, per table version; nil in a TableOf
+	// Cache keeps the leases' options encoded between replies (see
+	// [OptionCache]): the server gives each table version one. Nil (as in
+	// a TableOf) encodes them for every reply.
+	Cache *OptionCache
 }
 
 // TableOf is the Table of store alone, as far as store tells: the prefix

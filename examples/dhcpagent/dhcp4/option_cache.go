@@ -1,4 +1,4 @@
-package agent
+package dhcp4
 
 import (
 	"net/netip"
@@ -7,16 +7,16 @@ import (
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
-// optionCache keeps the encoded options (leaseParts) of the one
+// OptionCache keeps the encoded options (leaseParts) of the one
 // *leasestore.Options and prefix that a table's leases share
 // (leasestore.Build gives every lease the same *Options), so that a reply
 // copies them instead of encoding them again: encoding the lists, the
 // search domains above all, was most of a reply's allocations. It is
 // keyed by the pointer, which is sound because a Store and its Options
 // are immutable. A miss (an INFORM's options, or a table whose leases do
-// not share one) encodes and replaces the entry. The zero optionCache is
-// empty; a nil *optionCache encodes every time.
-type optionCache struct {
+// not share one) encodes and replaces the entry. The zero OptionCache is
+// empty; a nil *OptionCache encodes every time.
+type OptionCache struct {
 	last atomic.Pointer[encodedOptions]
 }
 
@@ -29,9 +29,9 @@ type encodedOptions struct {
 
 // encoded is leaseParts(lease) and the bytes of all their data, from the
 // cache when it holds them: parts to be read, never changed, and shared
-// with other replies; replyScratch.own copies their data before a reply
+// with other replies; Scratch.own copies their data before a reply
 // carries it.
-func (c *optionCache) encoded(lease leasestore.Lease) (mandatory, optional []part, size int) {
+func (c *OptionCache) encoded(lease leasestore.Lease) (mandatory, optional []part, size int) {
 	if c == nil {
 		e := encode(lease)
 		return e.mandatory, e.optional, e.size
