@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
+
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 
 	"log/slog"
@@ -27,7 +29,7 @@ type Agent struct {
 	probation *probation.Set
 	now       func() time.Time
 	onDecline func(Decline)
-	counters  counters
+	counters  metrics.Counters
 
 	// declineWindow is how long after a binding ACK a DECLINE of the
 	// address is accepted (zero or less: any time); bound remembers the

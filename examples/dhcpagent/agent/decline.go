@@ -19,7 +19,7 @@ func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 		}
 	}
 	if err != nil {
-		a.counters.drops.Add(1)
+		a.counters.Drops.Add(1)
 		if a.log.V(packetLevel).Enabled() {
 			a.log.V(packetLevel).Info("DECLINE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
 				"reason", err.Error())
@@ -27,7 +27,7 @@ func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 		return
 	}
 	until := a.probation.Decline(lease.MAC, lease.Addr, now)
-	a.counters.declines.Add(1)
+	a.counters.Declines.Add(1)
 	d := Decline{Pool: v.pool, MAC: lease.MAC.String(), Addr: lease.Addr, Until: until}
 	if ok, skipped := a.declineLines.allow(now); ok {
 		attrs := []any{"pool", d.Pool, "mac", d.MAC, "addr", d.Addr.String(),
@@ -47,14 +47,14 @@ func (a *Agent) release(m *dhcpv4.DHCPv4, now time.Time) {
 	v := a.table.Load()
 	lease, err := dhcp4.Released(m, a.tableWithProbation(v, now))
 	if err != nil {
-		a.counters.drops.Add(1)
+		a.counters.Drops.Add(1)
 		if a.log.V(packetLevel).Enabled() {
 			a.log.V(packetLevel).Info("RELEASE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
 				"reason", err.Error())
 		}
 		return
 	}
-	a.counters.releases.Add(1)
+	a.counters.Releases.Add(1)
 	if ok, skipped := a.releaseLines.allow(now); ok {
 		attrs := []any{"pool", v.pool, "mac", lease.MAC.String(), "addr", lease.Addr.String()}
 		if skipped > 0 {

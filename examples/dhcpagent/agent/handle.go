@@ -49,7 +49,7 @@ func (w packetConnWriter) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int
 
 func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) {
 	now := a.now()
-	a.counters.received.Add(1)
+	a.counters.Received.Add(1)
 	switch dhcp4.MessageTypeOf(m) {
 	case dhcpv4.MessageTypeDecline:
 		a.decline(m, now)
@@ -62,7 +62,7 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 	defer replyScratches.Put(scratch)
 	resp, err := a.respondIn(scratch, m, now)
 	if err != nil {
-		a.counters.drops.Add(1)
+		a.counters.Drops.Add(1)
 		if a.log.V(packetLevel).Enabled() { // the arguments cost more than the decision
 			a.log.V(packetLevel).Info("no reply", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
 				"type", m.MessageType().String(), "reason", err.Error())
@@ -85,11 +85,11 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 		_, err = conn.WriteToUDPAddrPort(b, dst)
 	}
 	if err != nil {
-		a.counters.sendErrors.Add(1)
+		a.counters.SendErrors.Add(1)
 		a.log.Error(err, "send failed", "xid", m.TransactionID.String(), "to", dst.String())
 		return
 	}
-	a.counters.reply(typ)
+	countReply(&a.counters, typ)
 	if !a.log.V(packetLevel).Enabled() {
 		return
 	}

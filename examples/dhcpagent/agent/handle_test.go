@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
 	"k8s.io/klog/v2/textlogger"
 )
 
@@ -68,7 +69,7 @@ func TestHandleDeclineAndRelease(t *testing.T) {
 	if diff := cmp.Diff(wantHook, hooked, cmpopts.EquateComparable(netip.Addr{})); diff != "" {
 		t.Errorf("decline hook (-want +got):\n%s", diff)
 	}
-	want := Stats{Received: 7, Offers: 1, Acks: 1, Declines: 1, Releases: 1, Drops: 3, Loads: 1,
+	want := metrics.Stats{Received: 7, Offers: 1, Acks: 1, Declines: 1, Releases: 1, Drops: 3, Loads: 1,
 		Pool: "default/lab", Leases: 2, OnProbation: 0}
 	if diff := cmp.Diff(want, a.Stats(now)); diff != "" {
 		t.Errorf("Stats (-want +got):\n%s", diff)

@@ -86,7 +86,7 @@ func (a *Agent) Apply(p *poolsource.Pool) (Update, error) {
 
 	old := a.table.Swap(&version{table: store, prefix: spec.Prefix, options: store.Options(),
 		pool: p.Name(), resourceVersion: p.Metadata.ResourceVersion})
-	a.counters.loads.Add(1)
+	a.counters.Loads.Add(1)
 	u := Update{Pool: p.Name(), Leases: store.Len(), Plan: leasestore.Diff(old.store(), store), Problems: problems}
 	a.logUpdate(p, u)
 	if old != nil {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
@@ -118,7 +119,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 	}
 	elapsed := time.Since(start)
 	// The agent reads what is queued, then the counts settle.
-	var st Stats
+	var st metrics.Stats
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		st = h.agent.Stats(time.Now())

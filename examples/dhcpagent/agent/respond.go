@@ -62,7 +62,7 @@ func (a *Agent) acked(v *version, ack dhcp4.Ack, now time.Time) {
 		b.record(ack.Addr, now)
 	}
 	if ack.OwnDecline && a.probation.Lift(ack.MAC, ack.Addr, now) {
-		a.counters.lifts.Add(1)
+		a.counters.Lifts.Add(1)
 		if ok, skipped := a.liftLines.allow(now); ok {
 			attrs := []any{"pool", v.pool, "mac", ack.MAC.String(), "addr", ack.Addr.String()}
 			if skipped > 0 {

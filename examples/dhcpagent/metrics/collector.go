@@ -1,11 +1,11 @@
-package agent
+package metrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Collector returns a Prometheus collector of the agent's Stats, read
-// when scraped: counters dhcpagent_received_total,
+// NewCollector returns a Prometheus collector of the Stats that stats
+// returns, read when scraped: counters dhcpagent_received_total,
 // dhcpagent_replies_total{type="OFFER"|"ACK"|"NAK"},
 // dhcpagent_declines_total, dhcpagent_probation_lifts_total,
 // dhcpagent_releases_total,
@@ -13,9 +13,9 @@ import (
 // dhcpagent_table_loads_total; gauges dhcpagent_leases,
 // dhcpagent_probation_addresses, and dhcpagent_table_info{pool,
 // resource_version} (always 1, labelled with the table being served).
-func (a *Agent) Collector() prometheus.Collector { return collector{a} }
+func NewCollector(stats func() Stats) prometheus.Collector { return collector{stats} }
 
-type collector struct{ a *Agent }
+type collector struct{ stats func() Stats }
 
 var (
 	descReceived   = prometheus.NewDesc("dhcpagent_received_total", "Client messages handled.", nil, nil)
@@ -39,7 +39,7 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
-	s := c.a.Stats(c.a.now())
+	s := c.stats()
 	counter := func(d *prometheus.Desc, v uint64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v), labels...)
 	}
