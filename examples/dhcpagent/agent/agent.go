@@ -1,6 +1,10 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
+
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+
 	"log/slog"
 	"net/netip"
 	"sync"
@@ -25,7 +29,7 @@ type Agent struct {
 	probation *probation.Set
 	now       func() time.Time
 	onDecline func(Decline)
-	counters  counters
+	counters  metrics.Counters
 
 	// declineWindow is how long after a binding ACK a DECLINE of the
 	// address is accepted (zero or less: any time); bound remembers the
@@ -35,8 +39,7 @@ type Agent struct {
 	// The lines any client can cause, each kind limited (see logBurst).
 	declineLines, releaseLines, liftLines lineLimit
 
-	mu   sync.Mutex // serializes loads, so each plan is against the table it replaces
-	seen fileState  // the pool file as last read, for Watch
+	mu sync.Mutex // serializes loads, so each plan is against the table it replaces
 }
 
 // Option configures an Agent made by New.
@@ -109,14 +112,14 @@ func (a *Agent) Probation() *probation.Set { return a.probation }
 
 // TableAt is the Table being served with the probation at now: what
 // RespondAt answers from. Before the first load it is the zero Table.
-func (a *Agent) TableAt(now time.Time) Table {
+func (a *Agent) TableAt(now time.Time) dhcp4.Table {
 	return a.tableWithProbation(a.table.Load(), now)
 }
 
 // tableWithProbation is the Table of v with the Agent's probation at now,
 // whether or not it holds an address yet (a decline after the Table was
 // made still counts, as it does for Declined and Released).
-func (a *Agent) tableWithProbation(v *version, now time.Time) Table {
+func (a *Agent) tableWithProbation(v *version, now time.Time) dhcp4.Table {
 	t := a.tableAt(v, now)
 	if v != nil {
 		t.Probation, t.Now = a.probation, now
@@ -128,11 +131,11 @@ func (a *Agent) tableWithProbation(v *version, now time.Time) Table {
 // the probation at now only while it holds an address: the common case,
 // nothing on probation, then asks it nothing. Callers load v once, so that
 // what they report names the version they answered from.
-func (a *Agent) tableAt(v *version, now time.Time) Table {
+func (a *Agent) tableAt(v *version, now time.Time) dhcp4.Table {
 	if v == nil {
-		return Table{}
+		return dhcp4.Table{}
 	}
-	t := Table{Leases: v.table, Prefix: v.prefix, Options: v.options, options: &v.encoded}
+	t := dhcp4.Table{Leases: v.table, Prefix: v.prefix, Options: v.options, Cache: &v.encoded}
 	if !a.probation.Empty() {
 		t.Probation, t.Now = a.probation, now
 	}

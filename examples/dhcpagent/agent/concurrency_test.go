@@ -1,6 +1,10 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
+
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+
 	"bytes"
 	"fmt"
 	"net"
@@ -33,22 +37,22 @@ func cMAC(i int) string { return fmt.Sprintf("52:54:00:cc:00:%02x", i) }
 
 func cAddr(i, v int) netip.Addr { return netip.AddrFrom4([4]byte{10, 77, byte(v + 1), byte(10 + i)}) }
 
-func cPool(v int) *Pool {
+func cPool(v int) *poolsource.Pool {
 	alloc := map[string]string{}
 	for i := range cMACs {
 		alloc[cAddr(i, v).String()] = cMAC(i)
 	}
-	return &Pool{
-		Metadata: ObjectMeta{Name: "conc", ResourceVersion: strconv.Itoa(v)},
-		Spec: PoolSpec{
+	return &poolsource.Pool{
+		Metadata: poolsource.ObjectMeta{Name: "conc", ResourceVersion: strconv.Itoa(v)},
+		Spec: poolsource.PoolSpec{
 			IPPoolSpec: v1alpha1.IPPoolSpec{
 				CIDR: "10.77.0.0/16", ServerIP: "10.77.0.2", Router: "10.77.0.1",
 				DNS:    []string{fmt.Sprintf("10.78.0.%d", v)},
 				Domain: fmt.Sprintf("v%d.lab.example", v),
 			},
-			LeaseTime: Duration(time.Duration(v+1) * time.Minute),
+			LeaseTime: poolsource.Duration(time.Duration(v+1) * time.Minute),
 		},
-		Status: PoolStatus{Allocated: alloc},
+		Status: poolsource.PoolStatus{Allocated: alloc},
 	}
 }
 
@@ -131,7 +135,7 @@ func TestConcurrentSwaps(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			conn := &captureConn{}
-			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
+			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 			for {
 				n := started.Add(1) - 1
 				if n >= cRequests {
@@ -275,7 +279,7 @@ func versionOf(resp *dhcpv4.DHCPv4) (int, bool) {
 
 // TestConcurrentHandleScratches: goroutines that call Handle at once, as
 // server4 does, each get their own pooled replyScratch: every datagram
-// is, byte for byte, the reply ReplyTo gives to its request, however the
+// is, byte for byte, the reply dhcp4.ReplyTo gives to its request, however the
 // goroutines interleave. Run with -race, it also checks that no scratch
 // is touched by two of them.
 func TestConcurrentHandleScratches(t *testing.T) {
@@ -291,7 +295,7 @@ func TestConcurrentHandleScratches(t *testing.T) {
 	}
 	want := make([][]byte, len(reqs))
 	for i, req := range reqs {
-		resp, _, err := ReplyTo(req, a.TableAt(time.Now()))
+		resp, _, err := dhcp4.ReplyTo(req, a.TableAt(time.Now()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,7 +309,7 @@ func TestConcurrentHandleScratches(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			conn := &captureConn{}
-			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
+			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 			for n := range perWorker {
 				i := (w + n) % len(reqs)
 				a.Handle(conn, peer, reqs[i])

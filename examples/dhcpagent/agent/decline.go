@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+
 	"fmt"
 	"time"
 
@@ -10,14 +12,14 @@ import (
 // decline puts the address of an accepted DECLINE on probation.
 func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 	v := a.table.Load()
-	lease, err := Declined(m, a.tableWithProbation(v, now))
+	lease, err := dhcp4.Declined(m, a.tableWithProbation(v, now))
 	if err == nil && a.declineWindow > 0 {
 		if d, ok := a.bound.Load().since(lease.Addr, now); !ok || d > a.declineWindow {
 			err = fmt.Errorf("%w: DECLINE from %s for %s", ErrNotJustBound, lease.MAC, lease.Addr)
 		}
 	}
 	if err != nil {
-		a.counters.drops.Add(1)
+		a.counters.Drops.Add(1)
 		if a.log.V(packetLevel).Enabled() {
 			a.log.V(packetLevel).Info("DECLINE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
 				"reason", err.Error())
@@ -25,7 +27,7 @@ func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 		return
 	}
 	until := a.probation.Decline(lease.MAC, lease.Addr, now)
-	a.counters.declines.Add(1)
+	a.counters.Declines.Add(1)
 	d := Decline{Pool: v.pool, MAC: lease.MAC.String(), Addr: lease.Addr, Until: until}
 	if ok, skipped := a.declineLines.allow(now); ok {
 		attrs := []any{"pool", d.Pool, "mac", d.MAC, "addr", d.Addr.String(),
@@ -43,16 +45,16 @@ func (a *Agent) decline(m *dhcpv4.DHCPv4, now time.Time) {
 // release logs an accepted RELEASE.
 func (a *Agent) release(m *dhcpv4.DHCPv4, now time.Time) {
 	v := a.table.Load()
-	lease, err := Released(m, a.tableWithProbation(v, now))
+	lease, err := dhcp4.Released(m, a.tableWithProbation(v, now))
 	if err != nil {
-		a.counters.drops.Add(1)
+		a.counters.Drops.Add(1)
 		if a.log.V(packetLevel).Enabled() {
 			a.log.V(packetLevel).Info("RELEASE ignored", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
 				"reason", err.Error())
 		}
 		return
 	}
-	a.counters.releases.Add(1)
+	a.counters.Releases.Add(1)
 	if ok, skipped := a.releaseLines.allow(now); ok {
 		attrs := []any{"pool", v.pool, "mac", lease.MAC.String(), "addr", lease.Addr.String()}
 		if skipped > 0 {

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 
 	"net"
@@ -29,7 +31,7 @@ func (a *Agent) Handle(conn net.PacketConn, peer net.Addr, m *dhcpv4.DHCPv4) {
 	if !ok {
 		w = packetConnWriter{conn}
 	}
-	a.handle(w, addrPortOf(peer), m)
+	a.handle(w, dhcp4.AddrPortOf(peer), m)
 }
 
 // replyWriter is what handle sends replies with: *net.UDPConn and *Socket
@@ -47,8 +49,8 @@ func (w packetConnWriter) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int
 
 func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) {
 	now := a.now()
-	a.counters.received.Add(1)
-	switch messageTypeOf(m) {
+	a.counters.Received.Add(1)
+	switch dhcp4.MessageTypeOf(m) {
 	case dhcpv4.MessageTypeDecline:
 		a.decline(m, now)
 		return
@@ -56,38 +58,38 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 		a.release(m, now)
 		return
 	}
-	scratch := replyScratches.Get().(*replyScratch) // resp lives in it until Handle returns
+	scratch := replyScratches.Get().(*dhcp4.Scratch) // resp lives in it until Handle returns
 	defer replyScratches.Put(scratch)
 	resp, err := a.respondIn(scratch, m, now)
 	if err != nil {
-		a.counters.drops.Add(1)
+		a.counters.Drops.Add(1)
 		if a.log.V(packetLevel).Enabled() { // the arguments cost more than the decision
 			a.log.V(packetLevel).Info("no reply", "xid", m.TransactionID.String(), "mac", m.ClientHWAddr.String(),
 				"type", m.MessageType().String(), "reason", err.Error())
 		}
 		return
 	}
-	typ := messageTypeOf(resp)
-	dst := destination(m, resp, peer)
+	typ := dhcp4.MessageTypeOf(resp)
+	dst := dhcp4.DestinationOf(m, peer)
 	buf := sendBuffers.Get().(*[]byte)
 	defer sendBuffers.Put(buf)
 	b := dhcp4wire.Append((*buf)[:0], resp)
 	*buf = b
 	_, err = conn.WriteToUDPAddrPort(b, dst)
-	if err != nil && typ == dhcpv4.MessageTypeNak && dst != broadcast && dst.Port() == ClientPort {
+	if err != nil && typ == dhcpv4.MessageTypeNak && dst != dhcp4.Broadcast() && dst.Port() == dhcp4.ClientPort {
 		if a.log.V(packetLevel).Enabled() {
 			a.log.V(packetLevel).Info("NAK to ciaddr failed, broadcasting it", "xid", resp.TransactionID.String(),
 				"to", dst.String(), "err", err.Error())
 		}
-		dst = broadcast
+		dst = dhcp4.Broadcast()
 		_, err = conn.WriteToUDPAddrPort(b, dst)
 	}
 	if err != nil {
-		a.counters.sendErrors.Add(1)
+		a.counters.SendErrors.Add(1)
 		a.log.Error(err, "send failed", "xid", m.TransactionID.String(), "to", dst.String())
 		return
 	}
-	a.counters.reply(typ)
+	countReply(&a.counters, typ)
 	if !a.log.V(packetLevel).Enabled() {
 		return
 	}
@@ -104,3 +106,7 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 // the agent is at most the client's limit, 1,500 bytes on Ethernet; a
 // larger one (a client that accepts more) grows its buffer once.
 var sendBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1500); return &b }}
+
+// replyScratches are the dhcp4.Scratch values Handle builds replies in,
+// each reused once its reply is sent.
+var replyScratches = sync.Pool{New: func() any { return new(dhcp4.Scratch) }}

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
+
 	"context"
 	"fmt"
 	"net"
@@ -82,7 +84,7 @@ func TestNetnsRealClients(t *testing.T) {
 	requireNetns(t)
 	pools := []struct {
 		name string
-		pool *Pool
+		pool *poolsource.Pool
 	}{
 		{"70 name servers, all of them with overload", bigPool(labAllocated(), 70, 2)},
 		{"300 name servers and 200 search domains, cut", bigPool(labAllocated(), 300, 200)},
@@ -102,7 +104,7 @@ func TestNetnsRealClients(t *testing.T) {
 	}
 }
 
-func runRealClient(t *testing.T, c realClient, pool *Pool) {
+func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 	const clientMAC = "52:54:00:aa:00:01" // macA
 	p := newNetnsPair(t, clientMAC, "10.77.0.2/24")
 	logs := &logBuffer{}

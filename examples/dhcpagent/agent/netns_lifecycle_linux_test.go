@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
+
 	"fmt"
 	"net/netip"
 	"os"
@@ -232,7 +234,7 @@ type lifecycleHost struct {
 
 // startLifecycle starts the agent on pool in a new pair of namespaces,
 // with opts; the client is started by run.
-func startLifecycle(t *testing.T, c lifecycleClient, pool *Pool, opts ...Option) *lifecycleHost {
+func startLifecycle(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
 	t.Helper()
 	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logBuffer{}}
 	h.pair = newNetnsPair(t, macA, "10.77.0.2/24")
@@ -407,9 +409,9 @@ func requireClient(t *testing.T, name string) {
 	}
 }
 
-func lifecyclePool(allocated map[string]string) *Pool {
+func lifecyclePool(allocated map[string]string) *poolsource.Pool {
 	p := labPool(allocated)
-	p.Spec.LeaseTime = Duration(lifecycleLease)
+	p.Spec.LeaseTime = poolsource.Duration(lifecycleLease)
 	return p
 }
 

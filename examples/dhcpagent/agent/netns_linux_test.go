@@ -1,6 +1,10 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
+
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 
 	"context"
@@ -213,7 +217,8 @@ func TestNetns(t *testing.T) {
 		}
 	})
 	a := New(nil, WithLogger(newTestLogger(logs)))
-	if _, err := a.LoadFile(path); err != nil {
+	file := poolsource.NewFile(path, a.Accept, newTestLogger(logs))
+	if err := file.Load(); err != nil {
 		t.Fatal(err)
 	}
 
@@ -221,7 +226,7 @@ func TestNetns(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	served, watched := make(chan error, 1), make(chan error, 1)
 	go func() { served <- a.Serve(ctx, conn) }()
-	go func() { watched <- a.Watch(ctx, path, 20*time.Millisecond) }()
+	go func() { watched <- file.Watch(ctx, 20*time.Millisecond) }()
 
 	var c *nclient4.Client
 	if err := inNetns(p.clientNS, func() (err error) {
@@ -310,7 +315,7 @@ func listenIn(t *testing.T, ns, iface string) *udpsocket.Socket {
 	t.Helper()
 	var s *udpsocket.Socket
 	if err := inNetns(ns, func() (err error) {
-		s, err = udpsocket.Listen(iface, netip.AddrPortFrom(netip.IPv4Unspecified(), ServerPort))
+		s, err = udpsocket.Listen(iface, netip.AddrPortFrom(netip.IPv4Unspecified(), dhcp4.ServerPort))
 		return err
 	}); err != nil {
 		t.Fatalf("agent socket in %s: %v", ns, err)

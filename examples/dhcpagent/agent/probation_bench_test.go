@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+
 	"fmt"
 	"net/netip"
 	"testing"
@@ -78,7 +80,7 @@ func BenchmarkServeDecline(b *testing.B) {
 					wires[i] = decline(b, mac, addr).ToBytes()
 				}
 				w := &captureWriter{}
-				peer := netip.AddrPortFrom(limitedBroadcast, ClientPort)
+				peer := netip.AddrPortFrom(dhcp4.Broadcast().Addr(), dhcp4.ClientPort)
 				var m dhcpv4.DHCPv4
 				handle := func(i int) {
 					now = t0.Add(time.Duration(i) * step)

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+
 	"slices"
 	"strings"
 	"time"
@@ -33,14 +35,14 @@ func (a *Agent) RespondAt(req *dhcpv4.DHCPv4, now time.Time) (*dhcpv4.DHCPv4, er
 
 // respondIn is RespondAt with the reply built in s (see replyTo): valid
 // until s is used again.
-func (a *Agent) respondIn(s *replyScratch, req *dhcpv4.DHCPv4, now time.Time) (*dhcpv4.DHCPv4, error) {
+func (a *Agent) respondIn(s *dhcp4.Scratch, req *dhcpv4.DHCPv4, now time.Time) (*dhcpv4.DHCPv4, error) {
 	v := a.table.Load()
-	var ack ackNote
-	resp, trim, err := decide(s, req, a.tableAt(v, now), &ack)
+	var ack dhcp4.Ack
+	resp, trim, err := dhcp4.Decide(s, req, a.tableAt(v, now), &ack)
 	if len(trim.Cuts) > 0 {
 		v.report(a.log, req, trim)
 	}
-	if ack.addr.IsValid() {
+	if ack.Addr.IsValid() {
 		a.acked(v, ack, now)
 	}
 	return resp, err
@@ -50,19 +52,19 @@ func (a *Agent) respondIn(s *replyScratch, req *dhcpv4.DHCPv4, now time.Time) (*
 // REQUEST bound it (see bindings), and the end of the probation of an
 // address the client asked to keep after a decline in its name, which
 // its REQUEST disproves.
-func (a *Agent) acked(v *version, ack ackNote, now time.Time) {
-	if ack.binding && a.declineWindow > 0 {
+func (a *Agent) acked(v *version, ack dhcp4.Ack, now time.Time) {
+	if ack.Binding && a.declineWindow > 0 {
 		b := a.bound.Load()
 		if b == nil {
 			a.bound.CompareAndSwap(nil, new(bindings))
 			b = a.bound.Load()
 		}
-		b.record(ack.addr, now)
+		b.record(ack.Addr, now)
 	}
-	if ack.ownDecline && a.probation.Lift(ack.mac, ack.addr, now) {
-		a.counters.lifts.Add(1)
+	if ack.OwnDecline && a.probation.Lift(ack.MAC, ack.Addr, now) {
+		a.counters.Lifts.Add(1)
 		if ok, skipped := a.liftLines.allow(now); ok {
-			attrs := []any{"pool", v.pool, "mac", ack.mac.String(), "addr", ack.addr.String()}
+			attrs := []any{"pool", v.pool, "mac", ack.MAC.String(), "addr", ack.Addr.String()}
 			if skipped > 0 {
 				attrs = append(attrs, "notLogged", skipped)
 			}
@@ -73,9 +75,9 @@ func (a *Agent) acked(v *version, ack ackNote, now time.Time) {
 
 // report counts a reply that left out what trim says, and logs the cuts
 // that no reply under v has logged yet.
-func (v *version) report(log logr.Logger, req *dhcpv4.DHCPv4, trim Trim) {
+func (v *version) report(log logr.Logger, req *dhcpv4.DHCPv4, trim dhcp4.Trim) {
 	v.trimmed.Add(1)
-	if !slices.ContainsFunc(trim.Cuts, func(c Cut) bool { return !v.reported[c.Code].Load() }) {
+	if !slices.ContainsFunc(trim.Cuts, func(c dhcp4.Cut) bool { return !v.reported[c.Code].Load() }) {
 		return // the common case, once the first replies have reported
 	}
 	v.mu.Lock()

@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 
 	"context"
@@ -98,7 +100,7 @@ func (a *Agent) Serve(ctx context.Context, conn Conn) error {
 func clientPeer(peer netip.AddrPort) netip.AddrPort {
 	ip := peer.Addr().Unmap()
 	if !ip.IsValid() || ip == netip.IPv4Unspecified() {
-		ip = limitedBroadcast
+		ip = dhcp4.Broadcast().Addr()
 	}
 	return netip.AddrPortFrom(ip, peer.Port())
 }
