@@ -152,3 +152,7 @@ func (s *Socket) Close() error {
 }
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
+
+// SyscallConn gives access to the descriptor, for socket options
+// (udpsocket.SetReceiveBuffer).
+func (s *Socket) SyscallConn() (syscall.RawConn, error) { return s.raw, nil }

@@ -2,6 +2,8 @@
 
 package packetsocket
 
+import "syscall"
+
 // Socket is Linux only; elsewhere Listen fails.
 type Socket struct{}
 
@@ -16,3 +18,6 @@ func (s *Socket) IfIndex() int { return 0 }
 
 // Close is never reached: Listen fails.
 func (s *Socket) Close() error { return ErrUnsupported }
+
+// SyscallConn is never reached: Listen fails.
+func (s *Socket) SyscallConn() (syscall.RawConn, error) { return nil, ErrUnsupported }

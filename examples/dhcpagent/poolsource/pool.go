@@ -89,6 +89,9 @@ type PoolSpec struct {
 // PoolStatus is the pool's persisted allocation state.
 type PoolStatus struct {
 	Allocated map[string]string `json:"allocated,omitempty"`
+	// IPv6 is the allocation state of spec.ipv6 (status.ipv6.allocated,
+	// the same form as Allocated); see Pool.Config6.
+	IPv6 *FamilyStatus `json:"ipv6,omitempty"`
 }
 
 // Duration is a lease time that reads from JSON either as a Go duration
