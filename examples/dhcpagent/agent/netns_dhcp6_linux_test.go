@@ -372,7 +372,7 @@ func TestNetns6Decline(t *testing.T) {
 	}
 	decline := dhcp6wire.AppendMessage(nil, &dhcp6wire.Message{
 		Type: dhcp6wire.Decline, TransactionID: [3]byte{1, 2, 3}, ClientID: clientID, ServerID: l.a.ServerDUID(),
-		IANA: []dhcp6wire.IANA{{IAID: binary.BigEndian.Uint32(iaid), Addrs: []dhcp6wire.IAAddr{{Addr: addr}}}},
+		IANA:           []dhcp6wire.IANA{{IAID: binary.BigEndian.Uint32(iaid), Addrs: []dhcp6wire.IAAddr{{Addr: addr}}}},
 		HasElapsedTime: true,
 	})
 	if err := netnstest.In(l.p.ClientNS, func() error {
