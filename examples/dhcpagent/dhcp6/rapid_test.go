@@ -189,7 +189,9 @@ func TestClientMatchesModel(t *testing.T) {
 				c.bound = netip.Addr{}
 			},
 			"pool moves the lease": func(t *rapid.T) { c.lease = rapid.SampledFrom(addrs).Draw(t, "lease") },
-			"time passes":          func(t *rapid.T) { c.now = c.now.Add(rapid.SampledFrom([]time.Duration{time.Minute, period}).Draw(t, "dt")) },
+			"time passes": func(t *rapid.T) {
+				c.now = c.now.Add(rapid.SampledFrom([]time.Duration{time.Minute, period}).Draw(t, "dt"))
+			},
 		})
 	})
 }
