@@ -20,6 +20,9 @@ func FuzzDecide(f *testing.F) {
 	for _, x := range exchanges() {
 		f.Add(x.b, uint8(0), false)
 	}
+	for _, name := range []string{"dhclient-solicit.hex", "dhclient-request.hex", "dhclient-release.hex", "dhcpcd-solicit.hex", "dhcpcd-request.hex", "dhcpcd-release.hex"} {
+		f.Add(readCaptured(f, name), uint8(3), false)
+	}
 	f.Add(dhcp6wire.AppendMessage(nil, &dhcp6wire.Message{Type: dhcp6wire.Decline, ClientID: llt(macU), ServerID: serverID,
 		IANA: []dhcp6wire.IANA{{IAID: 1, Addrs: []dhcp6wire.IAAddr{{Addr: addrU}}}}}), uint8(1), true)
 	tb := testTable(f)
