@@ -53,7 +53,8 @@
 // An IPv6 pool's table is the IPv4 one: a lease is a MAC and an address,
 // the address kept as its offset from the pool's prefix, so a /64 with
 // 100,000 leases under one vendor prefix takes the same 16 bytes a lease
-// as an IPv4 pool (measured by BenchmarkStoreBytesV6).
+// as an IPv4 pool (BenchmarkFamilies measures both, TestIPv6MemoryPerLease
+// holds the IPv6 table within 1.5 times the IPv4 one).
 //
 // A Store keeps each lease twice, sorted by address and by MAC, and one
 // shared Options; Lease values are made on lookup. When the leases' MACs

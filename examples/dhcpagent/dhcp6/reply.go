@@ -45,9 +45,8 @@ func (r *Reply) reset(req *dhcp6wire.Packet, typ dhcp6wire.MessageType, serverID
 		ClientID:      req.Msg.ClientID,
 		ServerID:      serverID,
 		IANA:          r.ias[:0],
-		ORO:           p.Msg.ORO[:0],
-		DNS:           p.Msg.DNS[:0],
-		Options:       p.Msg.Options[:0],
+		// DNS and DomainList are assigned, never appended to: DNS is
+		// the Table's own slice, which a reused Reply must not write.
 	}
 	r.addrs = r.addrs[:0]
 	return &p.Msg

@@ -16,8 +16,19 @@ import (
 
 // The captured datagrams of testdata: the first SOLICIT of dhclient -6
 // (isc-dhcp-client 4.4.3) and of dhcpcd 9.4.1 (-6, ia_na 1), on a veth
-// whose MAC is 52:54:00:12:34:56, from fe80::5054:ff:fe12:3456.
+// whose MAC is 52:54:00:12:34:56, from fe80::5054:ff:fe12:3456; and the
+// whole exchange of each client with Kea 2.2 (kea-dhcp6, preferred 1800
+// s, valid 3600 s, T1 900 s, T2 1440 s, DNS 2001:db8:30::53, search
+// lab.example.com, pool 2001:db8:30::100-1ff): its ADVERTISE, the
+// client's REQUEST, Kea's REPLY, the client's RELEASE (dhclient -r,
+// dhcpcd's "release" on SIGTERM) and Kea's REPLY.
 var captured = []string{"dhclient-solicit.hex", "dhcpcd-solicit.hex"}
+
+// exchanged are the captured exchanges with Kea, in order, per client.
+var exchanged = []string{
+	"kea-advertise-dhclient.hex", "dhclient-request.hex", "kea-reply-dhclient-request.hex", "dhclient-release.hex", "kea-reply-dhclient-release.hex",
+	"kea-advertise-dhcpcd.hex", "dhcpcd-request.hex", "kea-reply-dhcpcd-request.hex", "dhcpcd-release.hex", "kea-reply-dhcpcd-release.hex",
+}
 
 func readHex(tb testing.TB, name string) []byte {
 	tb.Helper()

@@ -13,7 +13,7 @@ import (
 // re-encodes to the same bytes. Seeds: the captured client messages, and
 // hand-made relayed and reply messages.
 func FuzzDecode(f *testing.F) {
-	for _, name := range captured {
+	for _, name := range append(captured, exchanged...) {
 		f.Add(readHex(f, name))
 	}
 	req := sampleRequest()
