@@ -18,29 +18,72 @@ var ErrInvalidOptions = errors.New("invalid DHCP options")
 // which DHCPv4 (RFC 2131) and DHCPv6 (RFC 8415) read as "infinite".
 const MaxLeaseTime = (1<<32 - 1) * time.Second
 
+// Infinity is the lifetime DHCPv6 reads as "infinite" (RFC 8415 section
+// 7.7): 0xffffffff seconds, MaxLeaseTime. Setting a lifetime to it is the
+// explicit way to ask for an address that never expires.
+const Infinity = MaxLeaseTime
+
 // Options are the pool-wide DHCP options every lease of a Store carries.
 // They hold addresses, never host names: the package does no name
 // resolution, so an adapter that is configured with names resolves them
 // before it calls Build.
 //
 // The zero value sets nothing. A zero Addr, an empty string and a zero
-// LeaseTime mean "not set" (the agent's own default applies).
+// duration mean "not set" (the agent's own default applies).
+//
+// One Options type serves both families; some fields belong to one of them
+// (see the package documentation, "DHCPv4 and DHCPv6 options"). In an
+// IPv6 pool, Router, NTP and DomainName have no DHCPv6 option to carry
+// them and are invalid; in an IPv4 pool, PreferredLifetime and
+// ValidLifetime are. LeaseTime is both families' lease time: in an IPv6
+// pool it is the valid lifetime unless ValidLifetime is set (see
+// Lifetimes).
 type Options struct {
-	ServerIP     netip.Addr    // server identifier; the pool's family
-	Router       netip.Addr    // default gateway; the pool's family
-	DNS          []netip.Addr  // name servers, in preference order; the pool's family
-	NTP          []netip.Addr  // time servers, in preference order; the pool's family
-	DomainName   string        // e.g. "lab.example.com"; a trailing dot is allowed
-	DomainSearch []string      // search list, each entry a domain name like DomainName
+	ServerIP     netip.Addr    // DHCPv4 server identifier; in an IPv6 pool the server's address (DHCPv6 identifies a server by its DUID)
+	Router       netip.Addr    // default gateway; IPv4 pools only (IPv6 routers announce themselves in Router Advertisements)
+	DNS          []netip.Addr  // name servers, in preference order; the pool's family (DHCPv4 option 6, DHCPv6 option 23)
+	NTP          []netip.Addr  // time servers, in preference order; IPv4 pools only (option 42)
+	DomainName   string        // e.g. "lab.example.com"; a trailing dot is allowed; IPv4 pools only (option 15)
+	DomainSearch []string      // search list, each entry a domain name like DomainName (DHCPv4 option 119, DHCPv6 option 24)
 	LeaseTime    time.Duration // zero, or between one second and MaxLeaseTime
+
+	// PreferredLifetime and ValidLifetime are an IPv6 lease's lifetimes
+	// (RFC 8415 section 21.6), IPv6 pools only: each zero (not set) or
+	// between one second and Infinity, and the preferred lifetime no
+	// longer than the valid lifetime that applies (see Lifetimes).
+	PreferredLifetime time.Duration
+	ValidLifetime     time.Duration
+}
+
+// Lifetimes returns the preferred and valid lifetimes of an IPv6 lease
+// that o gives: the valid lifetime is ValidLifetime, or LeaseTime when it
+// is not set; the preferred lifetime is PreferredLifetime, or the valid
+// lifetime when it is not set. Zero means not set (the agent's default
+// applies). A nil o sets neither. It does not allocate.
+func (o *Options) Lifetimes() (preferred, valid time.Duration) {
+	if o == nil {
+		return 0, 0
+	}
+	valid = o.ValidLifetime
+	if valid == 0 {
+		valid = o.LeaseTime
+	}
+	preferred = o.PreferredLifetime
+	if preferred == 0 {
+		preferred = valid
+	}
+	return preferred, valid
 }
 
 // Validate reports whether o can be served by a pool in prefix: nil, or
 // the errors.Join of one error per invalid field, each wrapping
 // ErrInvalidOptions and quoting the value. A set ServerIP or Router, and
 // every DNS and NTP entry, must be a valid address of prefix's family
-// without a zone; LeaseTime must be zero or between one second and
-// MaxLeaseTime; DomainName and each DomainSearch entry must be a domain
+// without a zone; LeaseTime, PreferredLifetime and ValidLifetime must be
+// zero or between one second and MaxLeaseTime, and the preferred lifetime
+// no longer than the valid one (Lifetimes); Router, NTP and DomainName
+// must not be set for an IPv6 prefix, PreferredLifetime and ValidLifetime
+// not for an IPv4 prefix; DomainName and each DomainSearch entry must be a domain
 // name of letter, digit and hyphen labels (1 to 63 bytes, no hyphen at
 // either end, 253 bytes in all). A nil o is the zero Options.
 func (o *Options) Validate(prefix netip.Prefix) error {
@@ -68,12 +111,14 @@ func (o *Options) Equal(p *Options) bool {
 	return o.ServerIP == p.ServerIP && o.Router == p.Router &&
 		slices.Equal(o.DNS, p.DNS) && slices.Equal(o.NTP, p.NTP) &&
 		o.DomainName == p.DomainName && slices.Equal(o.DomainSearch, p.DomainSearch) &&
-		o.LeaseTime == p.LeaseTime
+		o.LeaseTime == p.LeaseTime &&
+		o.PreferredLifetime == p.PreferredLifetime && o.ValidLifetime == p.ValidLifetime
 }
 
 // sanitize returns a private copy of o without its invalid values (an
-// invalid address or name is dropped, an invalid lease time becomes
-// zero), and one error per value it dropped. A nil o is the zero Options.
+// invalid address or name is dropped, an invalid lease time or lifetime
+// becomes zero), and one error per value it dropped, or per field of the
+// other family that is set. A nil o is the zero Options.
 func (o *Options) sanitize(is4 bool) (Options, []error) {
 	var out Options
 	if o == nil {
@@ -103,7 +148,10 @@ func (o *Options) sanitize(is4 bool) (Options, []error) {
 	if o.ServerIP.IsValid() && addrOK("server", o.ServerIP) {
 		out.ServerIP = o.ServerIP
 	}
-	if o.Router.IsValid() && addrOK("router", o.Router) {
+	switch {
+	case o.Router.IsValid() && !is4:
+		bad("router %s: DHCPv6 has no router option (IPv6 routers send Router Advertisements)", errtext.Quote(o.Router.String()))
+	case o.Router.IsValid() && addrOK("router", o.Router):
 		out.Router = o.Router
 	}
 	for _, a := range o.DNS {
@@ -111,15 +159,21 @@ func (o *Options) sanitize(is4 bool) (Options, []error) {
 			out.DNS = append(out.DNS, a)
 		}
 	}
+	if len(o.NTP) > 0 && !is4 {
+		bad("%d NTP servers: NTP servers are served to IPv4 pools only", len(o.NTP))
+	}
 	for _, a := range o.NTP {
-		if addrOK("NTP server", a) {
+		if is4 && addrOK("NTP server", a) {
 			out.NTP = append(out.NTP, a)
 		}
 	}
 	if o.DomainName != "" {
-		if err := checkDomain(o.DomainName); err != nil {
+		switch err := checkDomain(o.DomainName); {
+		case !is4:
+			bad("domain name %s: DHCPv6 has no domain name option (use the search list)", errtext.Quote(o.DomainName))
+		case err != nil:
 			bad("domain name %s: %v", errtext.Quote(o.DomainName), err)
-		} else {
+		default:
 			out.DomainName = o.DomainName
 		}
 	}
@@ -130,14 +184,30 @@ func (o *Options) sanitize(is4 bool) (Options, []error) {
 			out.DomainSearch = append(out.DomainSearch, d)
 		}
 	}
-	switch t := o.LeaseTime; {
-	case t == 0:
-	case t < time.Second:
-		bad("lease time %s is shorter than one second", t)
-	case t > MaxLeaseTime:
-		bad("lease time %s is longer than %d seconds, the most DHCP can carry", t, MaxLeaseTime/time.Second)
-	default:
-		out.LeaseTime = t
+	duration := func(what string, t time.Duration) time.Duration {
+		switch {
+		case t == 0:
+		case t < time.Second:
+			bad("%s %s is shorter than one second", what, t)
+		case t > MaxLeaseTime:
+			bad("%s %s is longer than %d seconds, the most DHCP can carry", what, t, MaxLeaseTime/time.Second)
+		default:
+			return t
+		}
+		return 0
+	}
+	out.LeaseTime = duration("lease time", o.LeaseTime)
+	if is4 {
+		if o.PreferredLifetime != 0 || o.ValidLifetime != 0 {
+			bad("preferred lifetime %s, valid lifetime %s: lifetimes are served to IPv6 pools only", o.PreferredLifetime, o.ValidLifetime)
+		}
+		return out, errs
+	}
+	out.ValidLifetime = duration("valid lifetime", o.ValidLifetime)
+	out.PreferredLifetime = duration("preferred lifetime", o.PreferredLifetime)
+	if _, valid := out.Lifetimes(); out.PreferredLifetime != 0 && valid != 0 && out.PreferredLifetime > valid {
+		bad("preferred lifetime %s is longer than the valid lifetime %s", out.PreferredLifetime, valid)
+		out.PreferredLifetime = 0
 	}
 	return out, errs
 }

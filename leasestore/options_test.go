@@ -52,7 +52,7 @@ func TestOptionsValidate(t *testing.T) {
 			[]string{`DNS server "2001:4860:4860::8888" is not an IPv4 address`}},
 		{"zero DNS entry", pool4, with(func(o *leasestore.Options) { o.DNS = []netip.Addr{{}} }),
 			[]string{`DNS server "invalid IP" is not a valid address`}},
-		{"zoned NTP", pool6, leasestore.Options{NTP: netiptest.Addrs("fe80::1%eth0")},
+		{"zoned NTP", pool4, with(func(o *leasestore.Options) { o.NTP = netiptest.Addrs("fe80::1%eth0") }),
 			[]string{`NTP server "fe80::1%eth0" has a zone`}},
 		{"sub-second lease", pool4, with(func(o *leasestore.Options) { o.LeaseTime = 500 * time.Millisecond }),
 			[]string{"lease time 500ms is shorter than one second"}},
@@ -76,6 +76,27 @@ func TestOptionsValidate(t *testing.T) {
 			[]string{`search domain "": empty label at offset 0`}},
 		{"several at once", pool4, leasestore.Options{Router: netip.MustParseAddr("fd00::1"), LeaseTime: time.Millisecond, DomainSearch: []string{"a b"}},
 			[]string{`router "fd00::1"`, `search domain "a b": invalid character ' '`, "lease time 1ms"}},
+		{"IPv6 lifetimes", pool6, leasestore.Options{PreferredLifetime: time.Hour, ValidLifetime: 2 * time.Hour}, nil},
+		{"IPv6 preferred equal to valid", pool6, leasestore.Options{PreferredLifetime: time.Hour, ValidLifetime: time.Hour}, nil},
+		{"IPv6 infinite lifetimes", pool6, leasestore.Options{PreferredLifetime: leasestore.Infinity, ValidLifetime: leasestore.Infinity}, nil},
+		{"IPv6 lease time as valid lifetime", pool6, leasestore.Options{PreferredLifetime: time.Minute, LeaseTime: time.Hour}, nil},
+		{"IPv6 preferred longer than valid", pool6, leasestore.Options{PreferredLifetime: 2 * time.Hour, ValidLifetime: time.Hour},
+			[]string{"preferred lifetime 2h0m0s is longer than the valid lifetime 1h0m0s"}},
+		{"IPv6 preferred longer than the lease time", pool6, leasestore.Options{PreferredLifetime: 2 * time.Hour, LeaseTime: time.Hour},
+			[]string{"preferred lifetime 2h0m0s is longer than the valid lifetime 1h0m0s"}},
+		{"IPv6 valid lifetime past 32 bits", pool6, leasestore.Options{ValidLifetime: leasestore.Infinity + time.Second},
+			[]string{"valid lifetime 1193046h28m16s is longer than 4294967295 seconds"}},
+		{"IPv6 sub-second preferred lifetime", pool6, leasestore.Options{PreferredLifetime: time.Millisecond},
+			[]string{"preferred lifetime 1ms is shorter than one second"}},
+		{"IPv6 with the DHCPv4-only options", pool6, leasestore.Options{
+			Router: netip.MustParseAddr("fd00:1::1"), NTP: netiptest.Addrs("fd00:1::123"), DomainName: "lab.example", DomainSearch: []string{"lab.example"},
+		}, []string{
+			`router "fd00:1::1": DHCPv6 has no router option`,
+			"1 NTP servers: NTP servers are served to IPv4 pools only",
+			`domain name "lab.example": DHCPv6 has no domain name option`,
+		}},
+		{"IPv4 with lifetimes", pool4, leasestore.Options{PreferredLifetime: time.Hour},
+			[]string{"preferred lifetime 1h0m0s, valid lifetime 0s: lifetimes are served to IPv6 pools only"}},
 		{"invalid prefix", netip.Prefix{}, leasestore.Options{}, []string{`prefix "invalid Prefix" is not valid`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,6 +149,8 @@ func TestOptionsEqual(t *testing.T) {
 		{"lease time", a, &leasestore.Options{DNS: netiptest.Addrs("10.0.0.2"), LeaseTime: 2 * time.Hour}, false},
 		{"search list", &leasestore.Options{DomainSearch: []string{"a"}}, &leasestore.Options{DomainSearch: []string{"b"}}, false},
 		{"router", &leasestore.Options{Router: netip.MustParseAddr("10.0.0.1")}, &leasestore.Options{}, false},
+		{"preferred lifetime", &leasestore.Options{PreferredLifetime: time.Hour}, &leasestore.Options{}, false},
+		{"valid lifetime", &leasestore.Options{ValidLifetime: time.Hour}, &leasestore.Options{ValidLifetime: time.Minute}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.a.Equal(tc.b); got != tc.want {
@@ -135,6 +158,28 @@ func TestOptionsEqual(t *testing.T) {
 			}
 			if got := tc.b.Equal(tc.a); got != tc.want {
 				t.Errorf("b.Equal(a) = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOptionsLifetimes(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		opts             *leasestore.Options
+		preferred, valid time.Duration
+	}{
+		{"nil", nil, 0, 0},
+		{"none set", &leasestore.Options{}, 0, 0},
+		{"lease time alone", &leasestore.Options{LeaseTime: time.Hour}, time.Hour, time.Hour},
+		{"valid lifetime over lease time", &leasestore.Options{LeaseTime: time.Hour, ValidLifetime: 2 * time.Hour}, 2 * time.Hour, 2 * time.Hour},
+		{"both lifetimes", &leasestore.Options{PreferredLifetime: time.Minute, ValidLifetime: time.Hour}, time.Minute, time.Hour},
+		{"preferred alone", &leasestore.Options{PreferredLifetime: time.Minute}, time.Minute, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, v := tc.opts.Lifetimes()
+			if p != tc.preferred || v != tc.valid {
+				t.Errorf("Lifetimes() = %s, %s; want %s, %s", p, v, tc.preferred, tc.valid)
 			}
 		})
 	}

@@ -48,7 +48,82 @@ var smOptions = []struct{ given, kept leasestore.Options }{
 	},
 }
 
+// smFamily is a pool the machine runs on, of either family: smSpec, or
+// an IPv6 /64 with the same usable addresses at the same offsets, from
+// the prefix's first address (offsets that pack with any MAC) or from
+// 2^64-256 (offsets too large for a packed key: the wide table).
+type smFamily struct {
+	name    string
+	spec    ipam.Spec
+	at      func(last byte) netip.Addr // the address at offset last, like 10.0.0.<last>
+	other   netip.Addr                 // an address of the other family
+	options []struct{ given, kept leasestore.Options }
+}
+
+// usable is f's rule, written out: offsets 2 to 30 without 20 to 22.
+func (f smFamily) usable(a netip.Addr) bool {
+	if f.spec.Prefix.Addr().Is4() {
+		return smUsable(a)
+	}
+	for last := 2; last <= 30; last++ {
+		if a == f.at(byte(last)) {
+			return last < 20 || last > 22
+		}
+	}
+	return false
+}
+
+// smOptions6 are the option sets of the IPv6 machines.
+var smOptions6 = []struct{ given, kept leasestore.Options }{
+	{
+		leasestore.Options{DNS: netiptest.Addrs("fd00::53", "fd00::54"), PreferredLifetime: 10 * time.Minute, ValidLifetime: time.Hour, DomainSearch: []string{"lab.example"}},
+		leasestore.Options{DNS: netiptest.Addrs("fd00::53", "fd00::54"), PreferredLifetime: 10 * time.Minute, ValidLifetime: time.Hour, DomainSearch: []string{"lab.example"}},
+	},
+	{ // a preferred lifetime longer than the lease time is dropped
+		leasestore.Options{DNS: netiptest.Addrs("fd00::53"), LeaseTime: time.Hour, PreferredLifetime: 2 * time.Hour},
+		leasestore.Options{DNS: netiptest.Addrs("fd00::53"), LeaseTime: time.Hour},
+	},
+	{ // the DHCPv4-only options and the other family are dropped
+		leasestore.Options{Router: netip.MustParseAddr("fd00::1"), NTP: netiptest.Addrs("fd00::123"), DomainName: "lab.example", DNS: netiptest.Addrs("10.0.0.3", "fd00::53")},
+		leasestore.Options{DNS: netiptest.Addrs("fd00::53")},
+	},
+}
+
+func v6Family(name string, base netip.Addr) smFamily {
+	at := func(last byte) netip.Addr {
+		b := base.As16()
+		b[15] = last
+		return netip.AddrFrom16(b)
+	}
+	return smFamily{
+		name: name,
+		spec: ipam.Spec{
+			Prefix:   netip.MustParsePrefix("fd00::/64"),
+			Start:    at(1),
+			End:      at(30),
+			Exclude:  []netipx.IPRange{netipx.IPRangeFrom(at(20), at(22))},
+			Reserved: []netip.Addr{at(1)},
+		},
+		at:      at,
+		other:   netip.MustParseAddr("10.0.0.5"),
+		options: smOptions6,
+	}
+}
+
+var smFamilies = []smFamily{
+	{
+		name:    "ipv4",
+		spec:    smSpec,
+		at:      func(last byte) netip.Addr { return netip.AddrFrom4([4]byte{10, 0, 0, last}) },
+		other:   netip.MustParseAddr("fd00::5"),
+		options: smOptions,
+	},
+	v6Family("ipv6-low", netip.MustParseAddr("fd00::")),
+	v6Family("ipv6-high", netip.MustParseAddr("fd00::ffff:ffff:ffff:ff00")),
+}
+
 type machine struct {
+	f        smFamily
 	allocs   []ipam.Allocation
 	opts     int // index into smOptions
 	prev     *leasestore.Store
@@ -71,7 +146,7 @@ func (m *machine) genMAC(t *rapid.T) leasestore.MAC {
 }
 
 func (m *machine) genAddr(t *rapid.T) netip.Addr {
-	return netip.AddrFrom4([4]byte{10, 0, 0, byte(rapid.IntRange(2, 30).Draw(t, "addr"))})
+	return m.f.at(byte(rapid.IntRange(2, 30).Draw(t, "addr")))
 }
 
 func (m *machine) genOwner(t *rapid.T) string {
@@ -88,17 +163,17 @@ func (m *machine) genOwner(t *rapid.T) string {
 // wide), so Diff and Apply also meet every pair of forms.
 func (m *machine) step(t *rapid.T) {
 	defer leasestore.SetPackBits(rapid.SampledFrom([]uint{64, 28, 0}).Draw(t, "pack bits"))()
-	want := modelTable(m.allocs, smUsable)
-	opts := smOptions[m.opts]
+	want := modelTable(m.allocs, m.f.usable)
+	opts := m.f.options[m.opts]
 
-	s, problems := leasestore.Build(ipam.Snapshot{Spec: smSpec, Allocations: m.allocs}, opts.given)
+	s, problems := leasestore.Build(ipam.Snapshot{Spec: m.f.spec, Allocations: m.allocs}, opts.given)
 	checkStore(t, s, want, &opts.kept)
 
 	shuffled := slices.Clone(m.allocs)
 	rand.New(rand.NewPCG(uint64(len(shuffled)), rapid.Uint64().Draw(t, "shuffle"))).Shuffle(len(shuffled), func(i, j int) {
 		shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
 	})
-	s2, problems2 := leasestore.Build(ipam.Snapshot{Spec: smSpec, Allocations: shuffled}, opts.given)
+	s2, problems2 := leasestore.Build(ipam.Snapshot{Spec: m.f.spec, Allocations: shuffled}, opts.given)
 	if got, want := fmt.Sprint(table(s2), problems2), fmt.Sprint(table(s), problems); got != want {
 		t.Fatalf("Build depends on the order of the allocations:\n%s\n%s", want, got)
 	}
@@ -126,7 +201,7 @@ func (m *machine) step(t *rapid.T) {
 	if !leasestore.Diff(s, s).Empty() {
 		t.Fatalf("Diff(s, s) is not empty")
 	}
-	changed := m.prev != nil && m.prev.Len() > 0 && !smOptions[m.prevOpts].kept.Equal(&opts.kept)
+	changed := m.prev != nil && m.prev.Len() > 0 && !m.f.options[m.prevOpts].kept.Equal(&opts.kept)
 	wantAdd, wantRemove, wantUpdate := modelPlan(m.prevWant, want, changed)
 	macs := func(ls []leasestore.Lease) []leasestore.MAC {
 		var out []leasestore.MAC
@@ -150,10 +225,11 @@ func (m *machine) step(t *rapid.T) {
 }
 
 // TestStoreMatchesModel: random sequences of snapshot edits, each followed
-// by Build and Diff against the previous store.
+// by Build and Diff against the previous store, in an IPv4 pool or an
+// IPv6 /64 (smFamilies).
 func TestStoreMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		m := &machine{}
+		m := &machine{f: smFamilies[rapid.IntRange(0, len(smFamilies)-1).Draw(t, "family (ipv4, ipv6-low, ipv6-high)")]}
 		pick := func(t *rapid.T) int { return rapid.IntRange(0, len(m.allocs)-1).Draw(t, "entry") }
 		t.Repeat(map[string]func(*rapid.T){
 			"allocate": func(t *rapid.T) {
@@ -184,18 +260,18 @@ func TestStoreMatchesModel(t *testing.T) {
 				m.step(t)
 			},
 			"change options": func(t *rapid.T) {
-				m.opts = rapid.IntRange(0, len(smOptions)-1).Draw(t, "options")
+				m.opts = rapid.IntRange(0, len(m.f.options)-1).Draw(t, "options")
 				m.step(t)
 			},
 			"inject a bad entry": func(t *rapid.T) {
 				bad := rapid.SampledFrom([]ipam.Allocation{
-					{Addr: netip.MustParseAddr("10.0.0.5"), Owner: "vm-1"},
-					{Addr: netip.MustParseAddr("10.0.0.6"), Owner: "02:00:5e:10:00:00:00:01"},
-					{Addr: netip.MustParseAddr("10.0.0.1"), Owner: "52:54:00:00:00:01"},
-					{Addr: netip.MustParseAddr("10.0.0.21"), Owner: "52:54:00:00:00:02"},
-					{Addr: netip.MustParseAddr("10.0.0.31"), Owner: "52:54:00:00:00:03"},
-					{Addr: netip.MustParseAddr("10.0.0.40"), Owner: "52:54:00:00:00:04"},
-					{Addr: netip.MustParseAddr("fd00::5"), Owner: "52:54:00:00:00:05"},
+					{Addr: m.f.at(5), Owner: "vm-1"},
+					{Addr: m.f.at(6), Owner: "02:00:5e:10:00:00:00:01"},
+					{Addr: m.f.at(1), Owner: "52:54:00:00:00:01"},
+					{Addr: m.f.at(21), Owner: "52:54:00:00:00:02"},
+					{Addr: m.f.at(31), Owner: "52:54:00:00:00:03"},
+					{Addr: m.f.at(40), Owner: "52:54:00:00:00:04"},
+					{Addr: m.f.other, Owner: "52:54:00:00:00:05"},
 					{Owner: "52:54:00:00:00:06"},
 				}).Draw(t, "bad")
 				if len(m.allocs) > 0 && rapid.Bool().Draw(t, "duplicate") {
@@ -214,7 +290,7 @@ func TestStoreMatchesModel(t *testing.T) {
 				if m.prev == nil {
 					return
 				}
-				checkStore(t, m.prev, m.prevWant, &smOptions[m.prevOpts].kept)
+				checkStore(t, m.prev, m.prevWant, &m.f.options[m.prevOpts].kept)
 			},
 		})
 	})

@@ -121,9 +121,10 @@ func (t *table) macOf(a u128.U128) (uint64, bool) {
 		}
 		return 0, false
 	}
-	key := entry{addr: a.As16()}
-	i, _ := slices.BinarySearchFunc(t.byAddr, &key, func(e entry, k *entry) int { return cmpAddr(&e, k) })
-	if i < len(t.byAddr) && t.byAddr[i].addr == key.addr {
+	// By value: a key entry passed by pointer to the search's closure
+	// escaped, one allocation a lookup in a wide table.
+	i, _ := slices.BinarySearchFunc(t.byAddr, a, func(e entry, k u128.U128) int { return e.addr128().Cmp(k) })
+	if i < len(t.byAddr) && t.byAddr[i].addr128() == a {
 		return t.byAddr[i].mac.uint64(), true
 	}
 	return 0, false
