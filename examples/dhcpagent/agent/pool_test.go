@@ -25,7 +25,7 @@ var netipComparers = cmp.Options{
 }
 
 func TestPoolConfig(t *testing.T) {
-	data, err := os.ReadFile("testdata/pool.json")
+	data, err := os.ReadFile("../poolsource/testdata/pool.json") // the pool source's example pool
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestPoolProblems(t *testing.T) {
 // the core's build must never panic, and a rejected file must leave the
 // table alone.
 func FuzzLoad(f *testing.F) {
-	seed, err := os.ReadFile("testdata/pool.json")
+	seed, err := os.ReadFile("../poolsource/testdata/pool.json") // the pool source's example pool
 	if err != nil {
 		f.Fatal(err)
 	}
