@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
-
 	"log/slog"
 	"net/netip"
 	"sync"
@@ -10,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
-
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 
 	"context"
@@ -16,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/dhcpv4/nclient4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
 // TestNetnsDecline checks that a genuine decline still takes the address

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 
 	"context"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // listenIn is the agent's production socket (Listen) on iface port 67

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 
 	"context"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // Serve answers DHCPv4 requests on conn until ctx is done or conn fails,

@@ -1,9 +1,6 @@
 package dhcp4
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
-
 	"bytes"
 	"fmt"
 	"testing"
@@ -11,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
