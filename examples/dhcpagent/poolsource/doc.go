@@ -8,9 +8,9 @@
 // the spec to the core's ipam.Spec and leasestore.Options, and the rest
 // is the server's. One DHCPv4 rule is still here: Config refuses a cidr
 // or serverIP that is not IPv4, and a pool without serverIP (the DHCPv4
-// server identifier), because the operator's tests compare Config with
-// the operator's own reading of the spec; it is to move to the server
-// when the pool gains its IPv6 part.
+// server identifier). It is to move to the server when the pool gains
+// its IPv6 part, so that a pool that only a DHCPv6 server can serve
+// converts here too.
 package poolsource
 
 // Apply is what a source delivers each version of the pool to: the
