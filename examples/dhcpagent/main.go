@@ -63,6 +63,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
@@ -164,7 +165,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 
 	opts := []agent.Option{agent.WithLogger(log), agent.WithProbation(c.probation)}
 	var (
-		watch *agent.IPPoolWatch
+		watch *poolsource.IPPoolWatch
 		dc    dynamic.Interface
 	)
 	if c.ippool != "" {
@@ -199,16 +200,17 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		log.Info("probes", "addr", bound)
 	}
 	if c.ippool != "" {
-		watch = agent.NewIPPoolWatch(a, dc, c.namespace, c.name)
+		watch = poolsource.NewIPPoolWatch(dc, c.namespace, c.name, a.Accept, log)
 		if err := watch.Run(ctx); err != nil {
 			return err
 		}
 		return serve(ctx, c, a, loop, log, nil)
 	}
-	if _, err := a.LoadFile(c.pool); err != nil {
+	file := poolsource.NewFile(c.pool, a.Accept, log)
+	if err := file.Load(); err != nil {
 		return err
 	}
-	return serve(ctx, c, a, loop, log, func(ctx context.Context) { a.Watch(ctx, c.pool, c.poll) })
+	return serve(ctx, c, a, loop, log, func(ctx context.Context) { file.Watch(ctx, c.poll) })
 }
 
 // serve binds the socket and answers on it until ctx is done, with the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
@@ -27,17 +28,17 @@ func dhcpSection(w io.Writer) error {
 	// (ipam.Spec.Text); its router, reserved, is the DHCP server too. Its
 	// status is the pool's snapshot in the status-map form.
 	text := pool.Spec().Text()
-	obj := &agent.Pool{
-		Metadata: agent.ObjectMeta{Name: "lab", Namespace: "default"},
-		Spec: agent.PoolSpec{
+	obj := &poolsource.Pool{
+		Metadata: poolsource.ObjectMeta{Name: "lab", Namespace: "default"},
+		Spec: poolsource.PoolSpec{
 			IPPoolSpec: v1alpha1.IPPoolSpec{
 				CIDR: text.CIDR, RangeStart: text.Start, RangeEnd: text.End, Exclude: text.Exclude,
 				ServerIP: text.Reserved[0], Router: text.Reserved[0],
 				DNS: []string{"192.168.10.1"}, Domain: "lab.example",
 			},
-			LeaseTime: agent.Duration(time.Hour),
+			LeaseTime: poolsource.Duration(time.Hour),
 		},
-		Status: agent.PoolStatus{Allocated: ipam.FormatAllocated(pool.Snapshot())},
+		Status: poolsource.PoolStatus{Allocated: ipam.FormatAllocated(pool.Snapshot())},
 	}
 	a := agent.New(slog.New(slog.DiscardHandler))
 	u, err := a.Apply(obj)

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -27,7 +28,7 @@ func ippoolObject(t *testing.T, name string, allocated map[string]string) *unstr
 	t.Helper()
 	p := labPool(allocated)
 	obj := map[string]any{
-		"apiVersion": IPPoolResource.GroupVersion().String(),
+		"apiVersion": poolsource.IPPoolResource.GroupVersion().String(),
 		"kind":       "IPPool",
 		"metadata":   map[string]any{"name": name, "namespace": "default"},
 	}
@@ -82,7 +83,7 @@ func TestIPPoolWatch(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	pools := dc.Resource(IPPoolResource).Namespace("default")
+	pools := dc.Resource(poolsource.IPPoolResource).Namespace("default")
 	for _, name := range []string{"lab", "lab-other"} { // the other pool must not reach the table
 		if _, err := pools.Create(ctx, ippoolObject(t, name, nil), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -94,9 +95,9 @@ func TestIPPoolWatch(t *testing.T) {
 	logs := &logBuffer{}
 	recorder, stopEvents := NewEventRecorder(kc)
 	defer stopEvents()
-	var w *IPPoolWatch
+	var w *poolsource.IPPoolWatch
 	a := New(nil, WithLogger(newTestLogger(logs)), WithDeclineHook(DeclineEvents(func() *unstructured.Unstructured { return w.Latest() }, recorder)))
-	w = NewIPPoolWatch(a, dc, "default", "lab")
+	w = poolsource.NewIPPoolWatch(dc, "default", "lab", a.Accept, newTestLogger(logs))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("agent log:\n%s", logs)

@@ -1,16 +1,19 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+
 	"fmt"
 	"net"
 	"net/netip"
 	"testing"
 
 	"github.com/go-logr/logr"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
 // benchPool is a /16 pool with n leases.
-func benchPool(n int) *Pool {
+func benchPool(n int) *poolsource.Pool {
 	alloc := make(map[string]string, n)
 	for i := range n {
 		a := netip.AddrFrom4([4]byte{10, 77, byte(1 + i>>8), byte(i)})
@@ -42,7 +45,7 @@ func BenchmarkHandle(b *testing.B) {
 	a := newAgent(b, benchPool(10000), logr.Discard())
 	req := discover(b, "52:54:00:00:12:34")
 	conn := &captureConn{}
-	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
+	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 	b.ReportAllocs()
 	for b.Loop() {
 		a.Handle(conn, peer, req)

@@ -2,40 +2,9 @@ package agent
 
 import "errors"
 
-// Reasons [Reply] gives for not answering; callers branch on them with
-// [errors.Is]. Every one of them means the agent stays silent, as RFC 2131
-// asks of a server that has nothing to say to a client.
-var (
-	// ErrNoTable: no lease table has been loaded yet.
-	ErrNoTable = errors.New("no lease table loaded")
-	// ErrNotRequest: the message is not a BOOTREQUEST.
-	ErrNotRequest = errors.New("not a BOOTREQUEST")
-	// ErrHardwareAddr: the client hardware address is not a 6-byte Ethernet MAC.
-	ErrHardwareAddr = errors.New("client hardware address is not an Ethernet MAC")
-	// ErrUnknownClient: the table has no lease for the client's MAC.
-	ErrUnknownClient = errors.New("no lease for this MAC")
-	// ErrNotIPv4: the client's lease is not an IPv4 address, or the lease has
-	// no IPv4 server identifier to answer with.
-	ErrNotIPv4 = errors.New("lease is not served over DHCPv4")
-	// ErrOtherServer: a REQUEST in the SELECTING state names another server.
-	ErrOtherServer = errors.New("client selected another server")
-	// ErrNoAddress: a REQUEST names no address at all (no requested IP
-	// address option and no ciaddr), so there is nothing to confirm or deny.
-	ErrNoAddress = errors.New("request names no address")
-	// ErrMessageType: the message type is one the agent does not answer
-	// (RELEASE, DECLINE, or a reply type), or not the one expected.
-	ErrMessageType = errors.New("message type not answered")
-	// ErrOnProbation: the client's address was declined and is on
-	// probation (see probation.Set), so it is not offered.
-	ErrOnProbation = errors.New("address on probation after a decline")
-	// ErrNotServed: an INFORM from an address outside the served prefix.
-	ErrNotServed = errors.New("address outside the served prefix")
-	// ErrNotLeased: a DECLINE or RELEASE names an address the table does
-	// not give to that MAC.
-	ErrNotLeased = errors.New("address not leased to this MAC")
-	// ErrNotJustBound: a DECLINE of the client's own address that does not
-	// follow, within the decline window, an ACK of this agent that bound
-	// it: a client declines only the address it was just given (see the
-	// package documentation).
-	ErrNotJustBound = errors.New("DECLINE not right after the ACK that bound the address")
-)
+// ErrNotJustBound is why the agent ignores a DECLINE that [dhcp4.Declined]
+// accepts: a DECLINE of the client's own address that does not follow,
+// within the decline window, an ACK of this agent that bound it. A client
+// declines only the address it was just given (see the package
+// documentation).
+var ErrNotJustBound = errors.New("DECLINE not right after the ACK that bound the address")

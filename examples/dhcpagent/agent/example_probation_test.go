@@ -7,6 +7,7 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // A client that declines its address (another host answers ARP for it)
@@ -30,7 +31,7 @@ func ExampleAgent_RespondAt() {
 		dhcpv4.WithMessageType(dhcpv4.MessageTypeInform), dhcpv4.WithClientIP(net.IPv4(10, 20, 0, 77)))
 
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	lease, err := agent.Declined(decline, a.TableAt(t0))
+	lease, err := dhcp4.Declined(decline, a.TableAt(t0))
 	fmt.Println("declined:", lease.Addr, err)
 	fmt.Println("until:   ", a.Probation().Decline(lease.MAC, lease.Addr, t0).Format(time.TimeOnly))
 

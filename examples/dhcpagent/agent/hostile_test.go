@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // TestSpoofedDeclineDoesNotEvictBoundClient: a DECLINE in a bound
@@ -38,7 +39,7 @@ func TestSpoofedDeclineDoesNotEvictBoundClient(t *testing.T) {
 			now := t0
 			a := newAgent(t, labPool(labAllocated()), quietLogger(), WithClock(func() time.Time { return now }))
 			conn := &recordingConn{}
-			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
+			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 			a.Handle(conn, peer, selecting(t, macA, serverIP, addrA))
 			for _, at := range tt.spoofs {
 				now = t0.Add(at)
@@ -82,7 +83,7 @@ func TestGenuineDeclineStillHoldsAddress(t *testing.T) {
 			a := newAgent(t, labPool(labAllocated()), quietLogger(), WithClock(func() time.Time { return now }),
 				WithDeclineHook(func(d Decline) { hooked = append(hooked, d) }))
 			conn := &recordingConn{}
-			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
+			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 			a.Handle(conn, peer, discover(t, macA))
 			a.Handle(conn, peer, selecting(t, macA, serverIP, addrA))
 			now = t0.Add(tt.declineAt)
@@ -120,7 +121,7 @@ func TestDeclineFloodLogsBounded(t *testing.T) {
 	logs := &logBuffer{}
 	a := newAgent(t, benchPool(1000), newLevel0Logger(logs), WithClock(func() time.Time { return now }))
 	conn := &recordingConn{}
-	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
+	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 	const n = 1000
 	for i := range n {
 		mac := fmt.Sprintf("52:54:00:00:%02x:%02x", i>>8, i&0xff)
@@ -172,7 +173,7 @@ func TestClientTextCannotForgeLogLine(t *testing.T) {
 			a := newAgent(t, labPool(labAllocated()), newLevel0Logger(logs), WithClock(func() time.Time { return now }))
 			before := len(logs.String())
 			conn := &recordingConn{}
-			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
+			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 			a.Handle(conn, peer, selecting(t, macA, serverIP, addrA))
 			a.Handle(conn, peer, decline(t, macA, addrA, dhcpv4.WithOption(dhcpv4.OptMessage(tt.text))))
 			out := logs.String()[before:]

@@ -4,26 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"sync"
-	"sync/atomic"
 
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
-// version is one load of the pool: its table, and what its replies have
-// reported of the options they left out (see Respond).
+// version is one load of the pool: its lease table and the pool's facts,
+// shared by every protocol, and each protocol handler's own state for
+// this version (v4; a DHCPv6 handler adds its own field beside it).
 type version struct {
 	table           *leasestore.Store
 	prefix          netip.Prefix
 	options         *leasestore.Options
 	pool            string
 	resourceVersion string
-	trimmed         atomic.Int64 // replies that left out an option
-	encoded         optionCache  // the options its replies carry, encoded once
 
-	mu       sync.Mutex       // serializes the reports, so that one reply reports all it cut
-	reported [256]atomic.Bool // option codes whose cut has been logged; set under mu
+	v4 version4 // the DHCPv4 handler's
 }
 
 func (v *version) store() *leasestore.Store {
@@ -41,10 +38,10 @@ type Update struct {
 	Problems []error         // what the load left out, in the order Config, ipam and leasestore report them
 }
 
-// Load decodes data as a Pool and applies it; see Apply. On an error the
-// table being served is left as it was.
+// Load decodes data as a poolsource.Pool and applies it; see Apply. On an
+// error the table being served is left as it was.
 func (a *Agent) Load(data []byte) (Update, error) {
-	p, err := DecodePool(data)
+	p, err := poolsource.DecodePool(data)
 	if err != nil {
 		a.log.Error(err, "pool rejected, table unchanged")
 		return Update{}, err
@@ -57,7 +54,7 @@ func (a *Agent) Load(data []byte) (Update, error) {
 // updates, removes and problems (up to 50 lines of each). A pool whose spec
 // is invalid is an error and leaves the table being served as it was;
 // problems with single entries or options only leave those out.
-func (a *Agent) Apply(p *Pool) (Update, error) {
+func (a *Agent) Apply(p *poolsource.Pool) (Update, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 
@@ -82,11 +79,11 @@ func (a *Agent) Apply(p *Pool) (Update, error) {
 
 	old := a.table.Swap(&version{table: store, prefix: spec.Prefix, options: store.Options(),
 		pool: p.Name(), resourceVersion: p.Metadata.ResourceVersion})
-	a.counters.loads.Add(1)
+	a.counters.Loads.Add(1)
 	u := Update{Pool: p.Name(), Leases: store.Len(), Plan: leasestore.Diff(old.store(), store), Problems: problems}
 	a.logUpdate(p, u)
 	if old != nil {
-		if n := old.trimmed.Load(); n > 0 {
+		if n := old.v4.trimmed.Load(); n > 0 {
 			a.log.Info("replies trimmed under the replaced table", "pool", old.pool,
 				"resourceVersion", old.resourceVersion, "count", n)
 		}
@@ -99,7 +96,14 @@ func (a *Agent) Apply(p *Pool) (Update, error) {
 // log a million lines; the summary line has the full counts.
 const maxLogged = 50
 
-func (a *Agent) logUpdate(p *Pool, u Update) {
+// Accept is Apply without the Update: the poolsource.Apply the pool
+// sources (poolsource.File, poolsource.IPPoolWatch) deliver to.
+func (a *Agent) Accept(p *poolsource.Pool) error {
+	_, err := a.Apply(p)
+	return err
+}
+
+func (a *Agent) logUpdate(p *poolsource.Pool, u Update) {
 	a.log.Info("table swapped", "pool", u.Pool, "resourceVersion", p.Metadata.ResourceVersion,
 		"leases", u.Leases, "add", len(u.Plan.Add), "update", len(u.Plan.Update),
 		"remove", len(u.Plan.Remove), "problems", len(u.Problems))

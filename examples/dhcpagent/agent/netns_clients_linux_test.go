@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
 // realClient is a DHCP client program that the netns tests run, and the
@@ -82,7 +83,7 @@ func TestNetnsRealClients(t *testing.T) {
 	requireNetns(t)
 	pools := []struct {
 		name string
-		pool *Pool
+		pool *poolsource.Pool
 	}{
 		{"70 name servers, all of them with overload", bigPool(labAllocated(), 70, 2)},
 		{"300 name servers and 200 search domains, cut", bigPool(labAllocated(), 300, 200)},
@@ -102,7 +103,7 @@ func TestNetnsRealClients(t *testing.T) {
 	}
 }
 
-func runRealClient(t *testing.T, c realClient, pool *Pool) {
+func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 	const clientMAC = "52:54:00:aa:00:01" // macA
 	p := newNetnsPair(t, clientMAC, "10.77.0.2/24")
 	logs := &logBuffer{}

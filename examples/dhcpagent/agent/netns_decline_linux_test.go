@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+
 	"context"
 	"net"
 	"net/netip"
@@ -12,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/dhcpv4/nclient4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
 // TestNetnsDecline checks that a genuine decline still takes the address
@@ -127,7 +130,7 @@ func TestNetnsSpoofedDecline(t *testing.T) {
 			requireClient(t, c.args("", "", "")[0])
 			t.Parallel()
 			pool := labPool(labAllocated())
-			pool.Spec.LeaseTime = Duration(tt.lease)
+			pool.Spec.LeaseTime = poolsource.Duration(tt.lease)
 			opts := []Option{}
 			if tt.window > 0 {
 				opts = append(opts, WithDeclineWindow(tt.window))
@@ -216,7 +219,7 @@ func sendDecline(t *testing.T, p *netnsPair, addr netip.Addr) {
 	t.Helper()
 	var conn net.PacketConn
 	if err := inNetns(p.clientNS, func() (err error) {
-		conn, err = nclient4.NewRawUDPConn(p.clientIf, ClientPort)
+		conn, err = nclient4.NewRawUDPConn(p.clientIf, dhcp4.ClientPort)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -229,7 +232,7 @@ func sendDecline(t *testing.T, p *netnsPair, addr netip.Addr) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.WriteTo(m.ToBytes(), &net.UDPAddr{IP: net.IPv4bcast, Port: ServerPort}); err != nil {
+	if _, err := conn.WriteTo(m.ToBytes(), &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ServerPort}); err != nil {
 		t.Fatal(err)
 	}
 }

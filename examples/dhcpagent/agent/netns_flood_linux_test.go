@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 
 	"flag"
@@ -18,6 +20,8 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/dhcpv4/nclient4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
 var (
@@ -65,7 +69,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 	}
 	pool := benchPool(floodLeases)
 	pool.Status.Allocated["10.77.0.10"] = macA
-	pool.Spec.LeaseTime = Duration(lifecycleLease)
+	pool.Spec.LeaseTime = poolsource.Duration(lifecycleLease)
 	opts := []Option{}
 	if !window {
 		opts = append(opts, WithDeclineWindow(0))
@@ -86,13 +90,13 @@ func runDeclineFlood(t *testing.T, window bool) {
 	}
 	var conn net.PacketConn
 	if err := inNetns(h.pair.clientNS, func() (err error) {
-		conn, err = nclient4.NewRawUDPConn(h.pair.clientIf, ClientPort)
+		conn, err = nclient4.NewRawUDPConn(h.pair.clientIf, dhcp4.ClientPort)
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	dst := &net.UDPAddr{IP: net.IPv4bcast, Port: ServerPort}
+	dst := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ServerPort}
 
 	dropsBefore := udpRcvbufErrors(t, h.pair.agentNS)
 	statsBefore := h.agent.Stats(time.Now())
@@ -114,7 +118,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 	}
 	elapsed := time.Since(start)
 	// The agent reads what is queued, then the counts settle.
-	var st Stats
+	var st metrics.Stats
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		st = h.agent.Stats(time.Now())
@@ -160,7 +164,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 // startFloodHost is startLifecycle without the tap, which decodes and
 // keeps every message (a cost per packet the agent does not have), and
 // with the receive buffer the command asks for (its -rcvbuf default).
-func startFloodHost(t *testing.T, c lifecycleClient, pool *Pool, opts ...Option) *lifecycleHost {
+func startFloodHost(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
 	t.Helper()
 	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logBuffer{}, logs: &logBuffer{}, sends: &sendLog{}}
 	h.pair = newNetnsPair(t, macA, "10.77.0.2/24")

@@ -6,11 +6,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // TestOptionCacheSameBytes: replies from the Agent's table, whose options
-// are encoded once per table, are byte for byte the replies ReplyTo makes
-// from TableOf, which encodes them per reply, for each kind of reply that
+// are encoded once per table, are byte for byte the replies dhcp4.ReplyTo makes
+// from dhcp4.TableOf, which encodes them per reply, for each kind of reply that
 // carries options, the trimmed one included.
 func TestOptionCacheSameBytes(t *testing.T) {
 	a := newAgent(t, labPool(labAllocated()), quietLogger())
@@ -27,11 +28,11 @@ func TestOptionCacheSameBytes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for range 2 { // a miss, then a hit
-				got, _, err := ReplyTo(tt.req, a.TableAt(a.now()))
+				got, _, err := dhcp4.ReplyTo(tt.req, a.TableAt(a.now()))
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, _, err := ReplyTo(tt.req, TableOf(a.Table()))
+				want, _, err := dhcp4.ReplyTo(tt.req, dhcp4.TableOf(a.Table()))
 				if err != nil {
 					t.Fatal(err)
 				}

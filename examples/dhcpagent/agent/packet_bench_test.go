@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // BenchmarkPacket is the per-packet path through the exported API short
@@ -20,7 +21,7 @@ import (
 func BenchmarkPacket(b *testing.B) {
 	a := newAgent(b, benchPool(10000), logr.Discard())
 	tests := packetCases(b)
-	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
+	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 	for _, tt := range tests {
 		b.Run(tt.name, func(b *testing.B) {
 			wire := tt.req.ToBytes()
@@ -44,7 +45,7 @@ func BenchmarkPacket(b *testing.B) {
 				if got := resp.MessageType(); got != tt.want {
 					b.Fatalf("reply %s, want %s", got, tt.want)
 				}
-				_ = Destination(m, resp, peer)
+				_ = dhcp4.Destination(m, resp, peer)
 				buf = dhcp4wire.Append(buf[:0], resp)
 			}
 		})
@@ -84,7 +85,7 @@ func packetCases(b *testing.B) []packetCase {
 // measures the pooled reply path.
 func BenchmarkServePacket(b *testing.B) {
 	a := newAgent(b, benchPool(10000), logr.Discard())
-	peer := netip.AddrPortFrom(limitedBroadcast, ClientPort)
+	peer := netip.AddrPortFrom(dhcp4.Broadcast().Addr(), dhcp4.ClientPort)
 	for _, tt := range packetCases(b) {
 		b.Run(tt.name, func(b *testing.B) {
 			wire := tt.req.ToBytes()

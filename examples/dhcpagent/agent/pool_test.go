@@ -1,16 +1,17 @@
 package agent
 
 import (
-	"encoding/json"
 	"errors"
-	"github.com/go-logr/logr"
 	"net/netip"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+
 	"github.com/google/go-cmp/cmp"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 	"go4.org/netipx"
@@ -23,11 +24,11 @@ var netipComparers = cmp.Options{
 }
 
 func TestPoolConfig(t *testing.T) {
-	data, err := os.ReadFile("testdata/pool.json")
+	data, err := os.ReadFile("../poolsource/testdata/pool.json") // the pool source's example pool
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := DecodePool(data)
+	p, err := poolsource.DecodePool(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,45 +76,45 @@ func TestPoolConfig(t *testing.T) {
 func TestPoolConfigErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		spec func(*PoolSpec)
+		spec func(*poolsource.PoolSpec)
 		want string // in the error
 	}{
-		{"no cidr", func(s *PoolSpec) { s.CIDR = "" }, `spec cidr "": required`},
-		{"bad cidr", func(s *PoolSpec) { s.CIDR = "10.77.0.0/33" }, `spec cidr "10.77.0.0/33"`},
-		{"IPv6 cidr", func(s *PoolSpec) { s.CIDR = "fd00::/64" }, `spec.cidr "fd00::/64": not IPv4: this agent serves DHCPv4`},
-		{"cidr with host bits", func(s *PoolSpec) { s.CIDR = "10.77.0.1/24" }, `spec cidr "10.77.0.1/24": prefix has host bits set (want 10.77.0.0/24)`},
-		{"bad rangeStart", func(s *PoolSpec) { s.RangeStart = "10.77.0" }, `spec rangeStart "10.77.0"`},
-		{"bad rangeEnd", func(s *PoolSpec) { s.RangeEnd = "x" }, `spec rangeEnd "x"`},
-		{"range outside cidr", func(s *PoolSpec) { s.RangeEnd = "10.78.0.1" }, "outside prefix"},
-		{"bad exclude", func(s *PoolSpec) { s.Exclude = []string{"10.77.0.9-10.77.0.1"} }, `spec exclude[0] "10.77.0.9-10.77.0.1"`},
-		{"bad exclude prefix", func(s *PoolSpec) { s.Exclude = []string{"10.77.0.0/99"} }, `spec exclude[0] "10.77.0.0/99"`},
+		{"no cidr", func(s *poolsource.PoolSpec) { s.CIDR = "" }, `spec cidr "": required`},
+		{"bad cidr", func(s *poolsource.PoolSpec) { s.CIDR = "10.77.0.0/33" }, `spec cidr "10.77.0.0/33"`},
+		{"IPv6 cidr", func(s *poolsource.PoolSpec) { s.CIDR = "fd00::/64" }, `spec.cidr "fd00::/64": not IPv4: this agent serves DHCPv4`},
+		{"cidr with host bits", func(s *poolsource.PoolSpec) { s.CIDR = "10.77.0.1/24" }, `spec cidr "10.77.0.1/24": prefix has host bits set (want 10.77.0.0/24)`},
+		{"bad rangeStart", func(s *poolsource.PoolSpec) { s.RangeStart = "10.77.0" }, `spec rangeStart "10.77.0"`},
+		{"bad rangeEnd", func(s *poolsource.PoolSpec) { s.RangeEnd = "x" }, `spec rangeEnd "x"`},
+		{"range outside cidr", func(s *poolsource.PoolSpec) { s.RangeEnd = "10.78.0.1" }, "outside prefix"},
+		{"bad exclude", func(s *poolsource.PoolSpec) { s.Exclude = []string{"10.77.0.9-10.77.0.1"} }, `spec exclude[0] "10.77.0.9-10.77.0.1"`},
+		{"bad exclude prefix", func(s *poolsource.PoolSpec) { s.Exclude = []string{"10.77.0.0/99"} }, `spec exclude[0] "10.77.0.0/99"`},
 		{
 			"exclude prefix with host bits",
-			func(s *PoolSpec) { s.Exclude = []string{"10.77.0.100-10.77.0.109", "10.77.0.77/24"} },
+			func(s *poolsource.PoolSpec) { s.Exclude = []string{"10.77.0.100-10.77.0.109", "10.77.0.77/24"} },
 			`spec exclude[1] "10.77.0.77/24": prefix has host bits set (want 10.77.0.0/24)`,
 		},
-		{"no serverIP", func(s *PoolSpec) { s.ServerIP = "" }, `spec.serverIP "": required`},
-		{"bad serverIP", func(s *PoolSpec) { s.ServerIP = "server" }, `spec serverIP "server"`},
-		{"IPv6 serverIP", func(s *PoolSpec) { s.ServerIP = "fd00::2" }, `spec.serverIP "fd00::2": not IPv4`},
+		{"no serverIP", func(s *poolsource.PoolSpec) { s.ServerIP = "" }, `spec.serverIP "": required`},
+		{"bad serverIP", func(s *poolsource.PoolSpec) { s.ServerIP = "server" }, `spec serverIP "server"`},
+		{"IPv6 serverIP", func(s *poolsource.PoolSpec) { s.ServerIP = "fd00::2" }, `spec.serverIP "fd00::2": not IPv4`},
 		{
 			"IPv4-mapped serverIP",
-			func(s *PoolSpec) { s.ServerIP = "::ffff:10.77.0.2" },
+			func(s *poolsource.PoolSpec) { s.ServerIP = "::ffff:10.77.0.2" },
 			`spec serverIP "::ffff:10.77.0.2": IPv4-mapped IPv6 address: write 10.77.0.2`,
 		},
 		{
 			"IPv4-mapped router", // the router is reserved: part of the spec, not only an option
-			func(s *PoolSpec) { s.Router = "::ffff:10.77.0.1" },
+			func(s *poolsource.PoolSpec) { s.Router = "::ffff:10.77.0.1" },
 			`spec router "::ffff:10.77.0.1": IPv4-mapped IPv6 address: write 10.77.0.1`,
 		},
-		{"bad strategy", func(s *PoolSpec) { s.Strategy = "Random" }, `spec strategy "Random": want "Lowest" or "Sequential"`},
+		{"bad strategy", func(s *poolsource.PoolSpec) { s.Strategy = "Random" }, `spec strategy "Random": want "Lowest" or "Sequential"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := labPool(labAllocated())
 			tt.spec(&p.Spec)
 			_, _, _, err := p.Config()
-			if !errors.Is(err, ErrInvalidPool) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Config error = %v; want ErrInvalidPool containing %q", err, tt.want)
+			if !errors.Is(err, poolsource.ErrInvalidPool) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Config error = %v; want poolsource.ErrInvalidPool containing %q", err, tt.want)
 			}
 			if strings.Contains(tt.want, "spec ") && !errors.Is(err, ipam.ErrInvalidSpec) {
 				t.Errorf("Config error = %v; want one wrapping ipam.ErrInvalidSpec", err)
@@ -155,7 +156,7 @@ func TestPoolProblems(t *testing.T) {
 		is       error
 		contains string
 	}{
-		{ErrInvalidPool, `spec.dns[1]: ipam: ParseAddr("dns.example")`},
+		{poolsource.ErrInvalidPool, `spec.dns[1]: ipam: ParseAddr("dns.example")`},
 		{ipam.ErrInvalidAddr, `spec.dns[2]: ipam: ParseAddr("::ffff:10.77.0.3"): IPv4-mapped IPv6 address: write 10.77.0.3`},
 		{ipam.ErrInvalidAddr, `"10.77.00.13"`},
 		{ipam.ErrInvalidOwner, `"not-a-mac"`},
@@ -178,50 +179,11 @@ func TestPoolProblems(t *testing.T) {
 	}
 }
 
-func TestDuration(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    time.Duration
-		wantErr bool
-	}{
-		{`"1h"`, time.Hour, false},
-		{`"1h0m0s"`, time.Hour, false},
-		{`"90s"`, 90 * time.Second, false},
-		{`3600`, time.Hour, false},
-		{`4294967295`, leasestore.MaxLeaseTime, false},
-		{`null`, 0, false},
-		{`4294967296`, 0, true},
-		{`-1`, 0, true},
-		{`1.5`, 0, true},
-		{`"soon"`, 0, true},
-		{`true`, 0, true},
-	}
-	for _, tt := range tests {
-		var d Duration
-		err := json.Unmarshal([]byte(tt.in), &d)
-		if (err != nil) != tt.wantErr || time.Duration(d) != tt.want {
-			t.Errorf("Unmarshal(%s) = %v, %v; want %v, error %v", tt.in, time.Duration(d), err, tt.want, tt.wantErr)
-		}
-	}
-	b, err := json.Marshal(Duration(90 * time.Minute))
-	if err != nil || string(b) != `"1h30m0s"` {
-		t.Errorf("Marshal = %s, %v; want \"1h30m0s\"", b, err)
-	}
-}
-
-func TestDecodePoolErrors(t *testing.T) {
-	for _, in := range []string{``, `{`, `[]`, `{"spec": {"cidr": 7}}`, `{"spec": {"leaseTime": "x"}}`, `{} {}`} {
-		if _, err := DecodePool([]byte(in)); !errors.Is(err, ErrInvalidPool) {
-			t.Errorf("DecodePool(%q) error = %v, want ErrInvalidPool", in, err)
-		}
-	}
-}
-
 // FuzzLoad feeds arbitrary files to the agent: decoding, conversion and
 // the core's build must never panic, and a rejected file must leave the
 // table alone.
 func FuzzLoad(f *testing.F) {
-	seed, err := os.ReadFile("testdata/pool.json")
+	seed, err := os.ReadFile("../poolsource/testdata/pool.json") // the pool source's example pool
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -78,7 +79,7 @@ func BenchmarkServeDecline(b *testing.B) {
 					wires[i] = decline(b, mac, addr).ToBytes()
 				}
 				w := &captureWriter{}
-				peer := netip.AddrPortFrom(limitedBroadcast, ClientPort)
+				peer := netip.AddrPortFrom(dhcp4.Broadcast().Addr(), dhcp4.ClientPort)
 				var m dhcpv4.DHCPv4
 				handle := func(i int) {
 					now = t0.Add(time.Duration(i) * step)

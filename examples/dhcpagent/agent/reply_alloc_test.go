@@ -8,6 +8,7 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -56,7 +57,7 @@ func allocAgents(t testing.TB, now time.Time) []struct {
 	}
 }
 
-// TestRespondInAllocs: the agent's reply path in a reused replyScratch
+// TestRespondInAllocs: the agent's reply path in a reused dhcp4.Scratch
 // (what Handle runs, short of the pool and the socket) allocates nothing
 // in steady state, for OFFER, ACK, INFORM's ACK and NAK alike, with
 // addresses on probation or without.
@@ -70,12 +71,12 @@ func TestRespondInAllocs(t *testing.T) {
 func testRespondInAllocs(t *testing.T, prefix string, a *Agent, now time.Time) {
 	for _, tt := range replyAllocCases(t) {
 		t.Run(prefix+tt.name, func(t *testing.T) {
-			var s replyScratch
+			var s dhcp4.Scratch
 			var err error
 			got := testing.AllocsPerRun(100, func() {
 				var resp *dhcpv4.DHCPv4
 				resp, err = a.respondIn(&s, tt.req, now)
-				if err == nil && messageTypeOf(resp) != tt.want {
+				if err == nil && dhcp4.MessageTypeOf(resp) != tt.want {
 					t.Fatalf("reply %s, want %s", resp.MessageType(), tt.want)
 				}
 			})
@@ -92,7 +93,7 @@ func testRespondInAllocs(t *testing.T, prefix string, a *Agent, now time.Time) {
 // TestHandleAllocs: the agent's whole per-packet path as Serve runs it
 // (dhcp4wire.Decode into a reused message, then handle, which sends to a
 // netip.AddrPort) allocates nothing in steady state for an OFFER, ACK or
-// NAK, broadcast or unicast: the reply is built in a pooled replyScratch
+// NAK, broadcast or unicast: the reply is built in a pooled dhcp4.Scratch
 // and encoded into a pooled buffer. RespondAt, whose reply is the caller's, allocates
 // a new scratch per reply: 6 allocations.
 //
@@ -118,7 +119,7 @@ func (w *captureWriter) WriteToUDPAddrPort(b []byte, to netip.AddrPort) (int, er
 }
 
 func testHandleAllocs(t *testing.T, prefix string, a *Agent, respondAtAllocs float64) {
-	peer := netip.AddrPortFrom(netip.IPv4Unspecified(), ClientPort)
+	peer := netip.AddrPortFrom(netip.IPv4Unspecified(), dhcp4.ClientPort)
 	for _, tt := range replyAllocCases(t) {
 		t.Run(prefix+tt.name, func(t *testing.T) {
 			w := &captureWriter{last: make([]byte, 0, 1500)}
@@ -131,7 +132,7 @@ func testHandleAllocs(t *testing.T, prefix string, a *Agent, respondAtAllocs flo
 				a.handle(w, peer, &m)
 			})
 			resp, err := dhcpv4.FromBytes(w.last)
-			if err != nil || messageTypeOf(resp) != tt.want {
+			if err != nil || dhcp4.MessageTypeOf(resp) != tt.want {
 				t.Fatalf("handle sent %x (%v), want a %s", w.last, err, tt.want)
 			}
 			fresh := testing.AllocsPerRun(100, func() { _, _ = a.Respond(tt.req) })
@@ -150,7 +151,7 @@ func testHandleAllocs(t *testing.T, prefix string, a *Agent, respondAtAllocs flo
 }
 
 // TestTrimmedReplyAllocs: a reply that does not fit its client and is
-// overloaded allocates only what it hands over: its Trim's Cuts, option
+// overloaded allocates only what it hands over: its dhcp4.Trim's Cuts, option
 // 52's byte and the file and sname fields' strings. (A trimmed reply is a
 // pool to fix, not the steady state, but it must not cost ten.)
 func TestTrimmedReplyAllocs(t *testing.T) {
@@ -162,7 +163,7 @@ func TestTrimmedReplyAllocs(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	req := discover(t, macA)
 	req.Options[dhcpv4.OptionMaximumDHCPMessageSize.Code()] = []byte{2, 64} // 576
-	var s replyScratch
+	var s dhcp4.Scratch
 	resp, err := a.respondIn(&s, req, now)
 	if err != nil {
 		t.Fatal(err)

@@ -13,14 +13,16 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"pgregory.net/rapid"
 
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
 // drawPool is the lab pool (macA at addrA, macB at addrB) with drawn
 // options: enough name servers and search names, at times, that replies
 // are trimmed and overloaded.
-func drawPool(t *rapid.T) *Pool {
+func drawPool(t *rapid.T) *poolsource.Pool {
 	p := labPool(labAllocated())
 	p.Spec.DNS = nil
 	for i := range rapid.IntRange(0, 80).Draw(t, "name servers") {
@@ -33,7 +35,7 @@ func drawPool(t *rapid.T) *Pool {
 		p.Spec.DomainSearch = append(p.Spec.DomainSearch, fmt.Sprintf("s%d.%s.example", i, strings.Repeat("x", rapid.IntRange(1, 60).Draw(t, "label"))))
 	}
 	p.Spec.Router = rapid.SampledFrom([]string{"", "10.77.0.1"}).Draw(t, "router")
-	p.Spec.LeaseTime = Duration(rapid.SampledFrom([]time.Duration{0, time.Second, 10 * time.Minute, 1 << 62}).Draw(t, "lease time"))
+	p.Spec.LeaseTime = poolsource.Duration(rapid.SampledFrom([]time.Duration{0, time.Second, 10 * time.Minute, 1 << 62}).Draw(t, "lease time"))
 	return p
 }
 
@@ -78,7 +80,7 @@ func drawRequest(t *rapid.T) *dhcpv4.DHCPv4 {
 	case 2:
 		m.Options[dhcpv4.OptionMaximumDHCPMessageSize.Code()] = rapid.SliceOfN(rapid.Byte(), 0, 3).Draw(t, "57 any")
 	}
-	for _, code := range echoCodes {
+	for _, code := range []uint8{82, 61} { // the options a reply echoes: relay agent information, client identifier
 		if rapid.Bool().Draw(t, fmt.Sprintf("%d set", code)) {
 			m.Options[code] = rapid.SliceOfN(rapid.Byte(), 0, 400).Draw(t, fmt.Sprintf("%d", code))
 		}
@@ -90,11 +92,11 @@ func drawRequest(t *rapid.T) *dhcpv4.DHCPv4 {
 // and why there was none.
 type answer struct {
 	Wire []byte
-	Trim Trim
+	Trim dhcp4.Trim
 	Err  string
 }
 
-func answerOf(resp *dhcpv4.DHCPv4, trim Trim, err error) answer {
+func answerOf(resp *dhcpv4.DHCPv4, trim dhcp4.Trim, err error) answer {
 	a := answer{Trim: trim}
 	if resp != nil {
 		a.Wire = dhcp4wire.Append(nil, resp)
@@ -105,11 +107,11 @@ func answerOf(resp *dhcpv4.DHCPv4, trim Trim, err error) answer {
 	return a
 }
 
-// TestReplyInScratchMatchesReplyTo: a reply built in one replyScratch
+// TestReplyInScratchMatchesReplyTo: a reply built in one dhcp4.Scratch
 // reused over a sequence of requests (as Handle reuses its pooled ones),
-// and the datagram Handle sends, are byte for byte what ReplyTo returns
-// in fresh memory, with the same Trim and error; and no later reply
-// changes an earlier ReplyTo reply, which its caller owns.
+// and the datagram Handle sends, are byte for byte what dhcp4.ReplyTo returns
+// in fresh memory, with the same dhcp4.Trim and error; and no later reply
+// changes an earlier dhcp4.ReplyTo reply, which its caller owns.
 func TestReplyInScratchMatchesReplyTo(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	rapid.Check(t, func(t *rapid.T) {
@@ -121,8 +123,8 @@ func TestReplyInScratchMatchesReplyTo(t *testing.T) {
 			a.Probation().Decline(leasestore.MustParseMAC(macA), addrA, now)
 		}
 		table := a.TableAt(now)
-		var s replyScratch
-		peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
+		var s dhcp4.Scratch
+		peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 		type owned struct {
 			resp *dhcpv4.DHCPv4
 			wire []byte
@@ -130,13 +132,13 @@ func TestReplyInScratchMatchesReplyTo(t *testing.T) {
 		var earlier []owned
 		for i := range rapid.IntRange(1, 12).Draw(t, "requests") {
 			req := drawRequest(t)
-			resp, trim, err := ReplyTo(req, table)
+			resp, trim, err := dhcp4.ReplyTo(req, table)
 			want := answerOf(resp, trim, err)
 			if resp != nil {
 				earlier = append(earlier, owned{resp, want.Wire})
 			}
-			if diff := cmp.Diff(want, answerOf(replyTo(&s, req, table))); diff != "" {
-				t.Fatalf("request %d: reply in a reused scratch (-ReplyTo +got):\n%s", i, diff)
+			if diff := cmp.Diff(want, answerOf(dhcp4.Decide(&s, req, table, nil))); diff != "" {
+				t.Fatalf("request %d: reply in a reused scratch (-dhcp4.ReplyTo +got):\n%s", i, diff)
 			}
 			conn := &captureConn{}
 			a.Handle(conn, peer, req)
@@ -146,7 +148,7 @@ func TestReplyInScratchMatchesReplyTo(t *testing.T) {
 		}
 		for i, e := range earlier {
 			if got := dhcp4wire.Append(nil, e.resp); !bytes.Equal(got, e.wire) {
-				t.Fatalf("ReplyTo's reply %d changed after later replies:\n%x\nwas\n%x", i, got, e.wire)
+				t.Fatalf("dhcp4.ReplyTo's reply %d changed after later replies:\n%x\nwas\n%x", i, got, e.wire)
 			}
 		}
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // handleMix sends one of each kind of traffic through a's handler: an
@@ -22,7 +23,7 @@ import (
 func handleMix(t *testing.T, a *Agent) {
 	t.Helper()
 	conn := &recordingConn{}
-	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}
+	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 	for _, m := range []*dhcpv4.DHCPv4{
 		discover(t, macA),
 		selecting(t, macA, serverIP, addrA),
@@ -154,7 +155,7 @@ func TestNewSlog(t *testing.T) {
 			if _, err := a.Apply(labPool(labAllocated())); err != nil {
 				t.Fatal(err)
 			}
-			a.Handle(&recordingConn{}, &net.UDPAddr{IP: net.IPv4bcast, Port: ClientPort}, discover(t, macA))
+			a.Handle(&recordingConn{}, &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}, discover(t, macA))
 			log := out.String()
 			if !strings.Contains(log, `level=INFO msg="table swapped" pool=default/lab`) {
 				t.Errorf("no table swap at INFO:\n%s", log)

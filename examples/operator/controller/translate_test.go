@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
@@ -176,7 +177,7 @@ func countValue(m map[string]string, v string) int {
 
 // TestOperatorAndAgentDeriveTheSamePool feeds the same IPPool object, as
 // JSON, to the operator's path (the typed object the API server's JSON
-// decodes into, buildPool) and to the DHCP agent's (agent.DecodePool,
+// decodes into, buildPool) and to the DHCP agent's (poolsource.DecodePool,
 // Pool.Config, Agent.Apply): both go through IPPoolSpec.SpecText and
 // ipam.SpecText.Parse, so they derive the same ipam.Spec, or fail with the
 // same error, which the agent wraps.
@@ -261,7 +262,7 @@ func TestOperatorAndAgentDeriveTheSamePool(t *testing.T) {
 			opPool, _, opErr := buildPool(&typed)
 
 			// The agent's path.
-			agentObj, err := agent.DecodePool(data)
+			agentObj, err := poolsource.DecodePool(data)
 			if err != nil {
 				t.Fatal(err)
 			}

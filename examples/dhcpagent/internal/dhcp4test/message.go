@@ -1,6 +1,7 @@
-// Package dhcp4test builds the DHCPv4 client messages that the tests of the
-// agent and of its wire codec send, so that both build them one way. Only
-// tests import it.
+// Package dhcp4test is what the DHCPv4 tests of the agent, its decision
+// (dhcp4) and its wire codec share, so that they build and read messages
+// one way: the client messages they send, the lab pool's lease table, and
+// a comparable view of a reply. Only tests import it.
 package dhcp4test
 
 import (

@@ -1,0 +1,160 @@
+package agent
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
+	"k8s.io/klog/v2/textlogger"
+)
+
+// TestRespondBeforeLoad: an agent that has loaded no pool answers nobody.
+func TestRespondBeforeLoad(t *testing.T) {
+	if got, err := New(nil, WithLogger(quietLogger())).Respond(discover(t, macA)); !errors.Is(err, dhcp4.ErrNoTable) || got != nil {
+		t.Fatalf("Respond before a load = %v, %v; want nil, ErrNoTable", got, err)
+	}
+}
+
+// TestAuthoritativeNakEmptyTable checks that a MAC removed with the last
+// lease is still NAKed: the prefix comes from the pool, not from a lease.
+func TestAuthoritativeNakEmptyTable(t *testing.T) {
+	a := newAgent(t, labPool(nil), quietLogger())
+	got, err := a.Respond(renewing(t, macA, addrA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(nakView(macA, "10.77.0.10 is not leased to 52:54:00:aa:00:01"), viewOf(t, got)); diff != "" {
+		t.Errorf("Respond (-want +got):\n%s", diff)
+	}
+}
+
+// TestHandleDeclineAndRelease sends a DECLINE and a RELEASE through the
+// handler: the decline holds the address for the probation period and no
+// longer, each is logged at level 0 with the MAC and address, counted, and
+// the decline reaches the hook.
+func TestHandleDeclineAndRelease(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	logs := &logBuffer{}
+	var hooked []Decline
+	a := newAgent(t, labPool(labAllocated()), newLevel0Logger(logs),
+		WithProbation(time.Minute), WithClock(func() time.Time { return now }),
+		WithDeclineHook(func(d Decline) { hooked = append(hooked, d) }))
+	conn := &recordingConn{}
+	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
+
+	a.Handle(conn, peer, selecting(t, macA, serverIP, addrA)) // the ACK after which a client probes and declines
+	a.Handle(conn, peer, decline(t, macA, addrA))
+	a.Handle(conn, peer, decline(t, macA, addrB)) // not its own: ignored
+	a.Handle(conn, peer, discover(t, macA))
+	now = now.Add(time.Minute - time.Second)
+	a.Handle(conn, peer, discover(t, macA))
+	now = now.Add(time.Second)
+	a.Handle(conn, peer, discover(t, macA))
+	a.Handle(conn, peer, msg(t, macB, dhcpv4.MessageTypeRelease, dhcpv4.WithClientIP(netIP(addrB))))
+
+	if got := conn.types(); !cmp.Equal(got, []string{"ACK", "OFFER"}) {
+		t.Errorf("sent %v, want the ACK, then one OFFER, after the probation", got)
+	}
+	wantHook := []Decline{{Pool: "default/lab", MAC: macA, Addr: addrA, Until: time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)}}
+	if diff := cmp.Diff(wantHook, hooked, cmpopts.EquateComparable(netip.Addr{})); diff != "" {
+		t.Errorf("decline hook (-want +got):\n%s", diff)
+	}
+	want := metrics.Stats{Received: 7, Offers: 1, Acks: 1, Declines: 1, Releases: 1, Drops: 3, Loads: 1,
+		Pool: "default/lab", Leases: 2, OnProbation: 0}
+	if diff := cmp.Diff(want, a.Stats(now)); diff != "" {
+		t.Errorf("Stats (-want +got):\n%s", diff)
+	}
+	log := logs.String()
+	for _, line := range []string{
+		`"DECLINE: address on probation" pool="default/lab" mac="52:54:00:aa:00:01" addr="10.77.0.10" until="2026-01-01T00:01:00Z"`,
+		`"RELEASE" pool="default/lab" mac="52:54:00:aa:00:02" addr="10.77.0.11"`,
+	} {
+		if !strings.Contains(log, line) {
+			t.Errorf("log lacks %s:\n%s", line, log)
+		}
+	}
+	if strings.Contains(log, `"OFFER"`) || strings.Contains(log, `"no reply"`) {
+		t.Errorf("per-packet lines at level 0:\n%s", log)
+	}
+}
+
+// recordingConn is a net.PacketConn that keeps every reply Handle sends,
+// and refuses to send to the addresses in fail.
+type recordingConn struct {
+	net.PacketConn // nil: only WriteTo is called
+	sent           []*dhcpv4.DHCPv4
+	to             []string
+	fail           map[string]bool
+}
+
+func (c *recordingConn) WriteTo(b []byte, addr net.Addr) (int, error) {
+	if c.fail[addr.String()] {
+		return 0, errors.New("sendto: network is unreachable")
+	}
+	m, err := dhcpv4.FromBytes(b)
+	if err != nil {
+		return 0, err
+	}
+	c.sent, c.to = append(c.sent, m), append(c.to, addr.String())
+	return len(b), nil
+}
+
+func (c *recordingConn) types() []string {
+	var s []string
+	for _, m := range c.sent {
+		s = append(s, m.MessageType().String())
+	}
+	return s
+}
+
+// newLevel0Logger logs what the command logs by default, to w.
+func newLevel0Logger(w io.Writer) logr.Logger {
+	return textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(w)))
+}
+
+// TestHandleNakDestination sends NAKs through the handler: to ciaddr when
+// the client renews, by broadcast otherwise, and by broadcast when ciaddr
+// cannot be reached.
+func TestHandleNakDestination(t *testing.T) {
+	a := newAgent(t, labPool(movedAllocated()), quietLogger())
+	tests := []struct {
+		name   string
+		req    *dhcpv4.DHCPv4
+		peer   string
+		fail   []string
+		wantTo []string
+	}{
+		{name: "renewing", req: renewing(t, macA, addrA), peer: "10.77.0.10:68", wantTo: []string{"10.77.0.10:68"}},
+		{name: "removed MAC renewing", req: renewing(t, macUnknown, addrA), peer: "10.77.0.10:68", wantTo: []string{"10.77.0.10:68"}},
+		{name: "init-reboot", req: initReboot(t, macA, addrA), peer: "255.255.255.255:68", wantTo: []string{"255.255.255.255:68"}},
+		{name: "relayed", req: msg(t, macA, dhcpv4.MessageTypeRequest, dhcpv4.WithClientIP(netIP(addrA)), dhcpv4.WithGatewayIP(net.IPv4(10, 0, 0, 1))),
+			peer: "10.0.0.1:67", wantTo: []string{"10.0.0.1:67"}},
+		{name: "ciaddr unreachable: broadcast", req: renewing(t, macA, addrA), peer: "10.77.0.10:68", fail: []string{"10.77.0.10:68"},
+			wantTo: []string{"255.255.255.255:68"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn := &recordingConn{fail: map[string]bool{}}
+			for _, f := range tt.fail {
+				conn.fail[f] = true
+			}
+			a.Handle(conn, net.UDPAddrFromAddrPort(netip.MustParseAddrPort(tt.peer)), tt.req)
+			if diff := cmp.Diff(tt.wantTo, conn.to); diff != "" {
+				t.Errorf("sent to (-want +got):\n%s", diff)
+			}
+			if got := conn.types(); !cmp.Equal(got, []string{"NAK"}) {
+				t.Errorf("sent %v, want one NAK", got)
+			}
+		})
+	}
+}

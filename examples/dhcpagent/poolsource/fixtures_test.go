@@ -1,0 +1,117 @@
+package poolsource
+
+import (
+	"encoding/json"
+	"io"
+	"net/netip"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2/textlogger"
+
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+)
+
+// The lab pool of the agent's tests (dhcp4test's), as a Pool.
+const macA = dhcp4test.MACA
+
+var (
+	addrA  = dhcp4test.AddrA
+	addrA2 = dhcp4test.AddrA2
+)
+
+func labPool(allocated map[string]string) *Pool {
+	return &Pool{
+		APIVersion: "network.vmnetkit.dev/v1alpha1",
+		Kind:       "IPPool",
+		Metadata:   ObjectMeta{Name: "lab", Namespace: "default"},
+		Spec:       PoolSpec{IPPoolSpec: dhcp4test.LabSpec(), LeaseTime: Duration(dhcp4test.LabLeaseTime)},
+		Status:     PoolStatus{Allocated: allocated},
+	}
+}
+
+func labAllocated() map[string]string   { return dhcp4test.LabAllocated() }
+func movedAllocated() map[string]string { return dhcp4test.MovedAllocated() }
+
+// server stands for the agent the sources deliver to: it takes a pool
+// whose spec converts (Config), as the agent's Apply does, logs "table
+// swapped" for it and a refusal as an error, and serves the allocations
+// of the last pool it took.
+type server struct {
+	log    logr.Logger
+	mu     sync.Mutex
+	latest *Pool
+}
+
+func (s *server) apply(p *Pool) error {
+	if _, _, _, err := p.Config(); err != nil {
+		s.log.Error(err, "pool rejected, table unchanged", "pool", p.Name())
+		return err
+	}
+	s.mu.Lock()
+	s.latest = p
+	s.mu.Unlock()
+	s.log.Info("table swapped", "pool", p.Name())
+	return nil
+}
+
+// lease is what lookup finds of a MAC's allocation.
+type lease struct{ Addr netip.Addr }
+
+// lookup is the address the last pool taken allocates to mac.
+func (s *server) lookup(mac string) (lease, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.latest == nil {
+		return lease{}, false
+	}
+	for addr, owner := range s.latest.Status.Allocated {
+		if owner == mac {
+			return lease{netip.MustParseAddr(addr)}, true
+		}
+	}
+	return lease{}, false
+}
+
+// writePoolFile replaces the file at path with p, atomically, as Watch asks
+// of writers.
+func writePoolFile(t testing.TB, path string, p *Pool) {
+	t.Helper()
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// logBuffer collects log output from concurrent goroutines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// newTestLogger logs everything to w in the command's format.
+func newTestLogger(w io.Writer) logr.Logger {
+	return textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(w)))
+}
