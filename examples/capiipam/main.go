@@ -38,9 +38,8 @@ func main() {
 // command shares (command.Flags) and its own.
 type flags struct {
 	*command.Flags
-	epoch       string
-	concurrency int
-	logging     *command.Logging
+	claims  manager.ControllerOptions // -epoch, -concurrent-claims
+	logging *command.Logging
 }
 
 // parseFlags parses capiipam's command line. Its usage (for -h) and parse
@@ -49,8 +48,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs := flag.NewFlagSet("capiipam", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &flags{Flags: manager.AddFlags(fs, "hands out addresses")}
-	fs.StringVar(&f.epoch, "epoch", "", "this process's cache epoch (default: random; set only in tests)")
-	fs.IntVar(&f.concurrency, "concurrent-claims", manager.DefaultMaxConcurrentClaims, "IPAddressClaims reconciled at once")
+	f.claims.AddFlags(fs, "IPAddressClaims")
 	f.logging = command.AddLoggingFlags(fs, stderr)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -58,8 +56,8 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if f.concurrency <= 0 {
-		return nil, fmt.Errorf("-concurrent-claims=%d: must be positive", f.concurrency)
+	if err := f.claims.Validate(); err != nil {
+		return nil, err
 	}
 	if err := f.Validate(); err != nil {
 		return nil, err
@@ -87,7 +85,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	copts := setupOptions
-	copts.Epoch, copts.MaxConcurrentClaims = f.epoch, f.concurrency
+	copts.Epoch, copts.MaxConcurrentClaims = f.claims.Epoch, f.claims.MaxConcurrentClaims
 	ep, err := controller.Setup(mgr, copts)
 	if err != nil {
 		return err

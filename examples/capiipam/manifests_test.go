@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,21 +52,7 @@ func TestManifests(t *testing.T) {
 // replicas elect a leader, and its account holds the generated role.
 func TestDeploymentMatchesFlags(t *testing.T) {
 	all := kubetest.ReadManifests(t, "config", "rbac", "manager")
-	dep := &appsv1.Deployment{}
-	kubetest.Typed(t, all, "Deployment", "vmnetkit-capiipam", dep)
-	if len(dep.Spec.Template.Spec.Containers) != 1 {
-		t.Fatalf("%d containers, want 1", len(dep.Spec.Template.Spec.Containers))
-	}
-	ctr := dep.Spec.Template.Spec.Containers[0]
-	f, err := parseFlags(ctr.Args, io.Discard)
-	if err != nil {
-		t.Fatalf("the Deployment's args %q: %v", ctr.Args, err)
-	}
-	kubetest.CheckProbes(t, ctr, f.ProbeAddr, f.MetricsAddr)
-	if !f.MetricsSecure || !f.LeaderElect {
-		t.Errorf("-metrics-secure=%v -leader-elect=%v, want both on in a Deployment", f.MetricsSecure, f.LeaderElect)
-	}
-	kubetest.CheckBinding(t, all, dep.Namespace, dep.Spec.Template.Spec, "vmnetkit-capiipam")
+	kubetest.CheckControllerDeployment(t, all, "vmnetkit-capiipam", parseFlags)
 }
 
 // TestRunAsRole runs the command as a user holding only the generated role,

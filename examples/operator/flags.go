@@ -14,8 +14,7 @@ import (
 // command shares (command.Flags) and its own.
 type flags struct {
 	*command.Flags
-	epoch          string
-	concurrency    int
+	claims         manager.ControllerOptions // -epoch, -concurrent-claims
 	maxAllocations int
 	logging        *command.Logging
 }
@@ -26,8 +25,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	fs := flag.NewFlagSet("operator", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &flags{Flags: manager.AddFlags(fs, "hands out addresses")}
-	fs.StringVar(&f.epoch, "epoch", "", "this process's cache epoch, written to each pool's status.cacheEpoch (default: random; set only in tests)")
-	fs.IntVar(&f.concurrency, "concurrent-claims", manager.DefaultMaxConcurrentClaims, "VMNetworkConfigs reconciled at once")
+	f.claims.AddFlags(fs, "VMNetworkConfigs")
 	fs.IntVar(&f.maxAllocations, "max-allocations-per-pool", controller.DefaultMaxAllocations,
 		"most addresses one IPPool hands out to MACs: its status must fit in one etcd object (an IPPool's spec.maxAllocations may lower it); claims beyond it wait with reason CapacityLimited")
 	f.logging = command.AddLoggingFlags(fs, stderr)
@@ -41,6 +39,9 @@ func parseFlags(args []string, stderr io.Writer) (*flags, error) {
 	}
 	if f.maxAllocations <= 0 {
 		return nil, fmt.Errorf("-max-allocations-per-pool=%d: must be positive", f.maxAllocations)
+	}
+	if err := f.claims.Validate(); err != nil {
+		return nil, err
 	}
 	if err := f.Validate(); err != nil {
 		return nil, err

@@ -47,7 +47,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	copts := setupOptions
-	copts.Epoch, copts.MaxConcurrentClaims, copts.MaxAllocations = f.epoch, f.concurrency, f.maxAllocations
+	copts.Epoch, copts.MaxConcurrentClaims, copts.MaxAllocations = f.claims.Epoch, f.claims.MaxConcurrentClaims, f.maxAllocations
 	ep, err := controller.Setup(mgr, copts)
 	if err != nil {
 		return err

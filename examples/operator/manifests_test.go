@@ -1,11 +1,9 @@
 package main
 
 import (
-	"io"
 	"path/filepath"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -36,20 +34,7 @@ func TestManifests(t *testing.T) {
 // that the metrics Service targets the metrics port.
 func TestDeploymentMatchesFlags(t *testing.T) {
 	all := readManifests(t)
-	dep := &appsv1.Deployment{}
-	kubetest.Typed(t, all, "Deployment", "vmnetkit-operator", dep)
-	if len(dep.Spec.Template.Spec.Containers) != 1 {
-		t.Fatalf("%d containers, want 1", len(dep.Spec.Template.Spec.Containers))
-	}
-	ctr := dep.Spec.Template.Spec.Containers[0]
-	f, err := parseFlags(ctr.Args, io.Discard)
-	if err != nil {
-		t.Fatalf("the Deployment's args %q: %v", ctr.Args, err)
-	}
-	kubetest.CheckProbes(t, ctr, f.ProbeAddr, f.MetricsAddr)
-	if !f.MetricsSecure || !f.LeaderElect {
-		t.Errorf("-metrics-secure=%v -leader-elect=%v, want both on in a Deployment", f.MetricsSecure, f.LeaderElect)
-	}
+	dep, ctr := kubetest.CheckControllerDeployment(t, all, "vmnetkit-operator", parseFlags)
 	metricsPort := kubetest.ContainerPort(t, ctr, intstr.FromString("metrics"))
 	svc := &corev1.Service{}
 	kubetest.Typed(t, all, "Service", "vmnetkit-operator-metrics", svc)
@@ -66,5 +51,4 @@ func TestDeploymentMatchesFlags(t *testing.T) {
 	if dep.Namespace != ns.Name {
 		t.Errorf("Deployment in %s, want %s", dep.Namespace, ns.Name)
 	}
-	kubetest.CheckBinding(t, all, ns.Name, dep.Spec.Template.Spec, "vmnetkit-operator")
 }

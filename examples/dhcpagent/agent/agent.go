@@ -1,10 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
-
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-
 	"log/slog"
 	"net/netip"
 	"sync"
@@ -12,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -126,35 +123,3 @@ func (a *Agent) Table() *leasestore.Store { return a.table.Load().store() }
 
 // Probation is the set of declined addresses the agent holds back.
 func (a *Agent) Probation() *probation.Set { return a.probation }
-
-// TableAt is the Table being served with the probation at now: what
-// RespondAt answers from. Before the first load it is the zero Table.
-func (a *Agent) TableAt(now time.Time) dhcp4.Table {
-	return a.tableWithProbation(a.table.Load(), now)
-}
-
-// tableWithProbation is the Table of v with the Agent's probation at now,
-// whether or not it holds an address yet (a decline after the Table was
-// made still counts, as it does for Declined and Released).
-func (a *Agent) tableWithProbation(v *version, now time.Time) dhcp4.Table {
-	t := a.tableAt(v, now)
-	if v != nil {
-		t.Probation, t.Now = a.probation, now
-	}
-	return t
-}
-
-// tableAt is the Table of v (the zero Table for nil) for one reply, with
-// the probation at now only while it holds an address: the common case,
-// nothing on probation, then asks it nothing. Callers load v once, so that
-// what they report names the version they answered from.
-func (a *Agent) tableAt(v *version, now time.Time) dhcp4.Table {
-	if v == nil {
-		return dhcp4.Table{}
-	}
-	t := dhcp4.Table{Leases: v.table, Prefix: v.prefix, Options: v.options, Cache: &v.encoded}
-	if !a.probation.Empty() {
-		t.Probation, t.Now = a.probation, now
-	}
-	return t
-}

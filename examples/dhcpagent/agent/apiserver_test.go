@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )

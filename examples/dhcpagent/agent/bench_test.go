@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
-
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
 // benchPool is a /16 pool with n leases.

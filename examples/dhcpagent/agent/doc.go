@@ -1,30 +1,28 @@
-// Package agent is a DHCPv4 agent that serves the lease table of one
-// vmnetkit address pool.
+// Package agent is the DHCP server that serves the lease table of one
+// vmnetkit address pool: the socket's read loop, the handler that answers
+// each message, the table versions it answers from, and the side effects
+// of DECLINE and RELEASE. It decides no reply itself: the DHCPv4 decision
+// is package dhcp4's, pure, a request and a [dhcp4.Table] in, a reply out.
 //
-// The pool arrives as JSON, the IPPool object as the API server returns it
-// (see [Pool]). Each load converts it into an [ipam.Spec] and its allocations,
-// builds an immutable [leasestore.Store], logs the plan between the old and the
-// new table and the problems found, and swaps the table in with one atomic
-// pointer store. Requests read the pointer once, so every reply comes from
-// exactly one table, however often it is swapped.
+// The pool arrives from a source of package poolsource (a watched file, or
+// the IPPool from the API server), which delivers each version to
+// [Agent.Accept]. Each load ([Agent.Apply]) converts it into an
+// [ipam.Spec] and its allocations, builds an immutable [leasestore.Store],
+// logs the plan between the old and the new table and the problems found,
+// and swaps the table in with one atomic pointer store (load.go). Requests
+// read the pointer once, so every reply comes from exactly one table,
+// however often it is swapped.
 //
-// [ReplyTo] is the whole protocol decision as a pure function of a request
-// and a [Table] (the lease table, the served prefix and options, and which
-// addresses are on probation): DISCOVER gets an OFFER, REQUEST an ACK or a
-// NAK (also to a MAC without a lease that asks for an address of the
-// prefix: the agent is authoritative for it), INFORM an ACK with the
-// pool's options; an unknown client's DISCOVER and anything else get no
-// answer. [Declined] and [Released] check a DECLINE and a RELEASE;
-// [probation.Set] holds declined addresses back for a while, with time as a
-// parameter. [Destination] decides where a reply is sent (RFC 2131, section
-// 4.1, with NAKs to ciaddr as Kea sends them). [Agent] ties them to a
-// UDP socket ([Agent.Serve]: one read loop, no goroutine per message, and
-// no allocation from the request read to the OFFER, ACK or NAK sent; on
-// Linux [Listen] gives a [Socket] whose reads wait in the kernel rather
-// than in Go's network poller),
-// counts what it does ([Agent.Stats], [Agent.Collector] for Prometheus),
-// and loads the pool from a watched file ([Agent.Watch])
-// or from the API server ([IPPoolWatch]).
+// [Agent.Serve] reads a UDP socket in one loop, no goroutine per message,
+// and no allocation from the request read to the OFFER, ACK or NAK sent
+// (serve4.go, loop.go); [Agent.Handle] answers one message (handle4.go): it asks
+// dhcp4.Decide for the reply, built in pooled memory, from the table being
+// served and the addresses on probation at the agent's clock, sends it to
+// dhcp4's destination, and notes an ACK's binding (respond4.go).
+// A DECLINE accepted puts the address on probation ([probation.Set]), a
+// RELEASE is logged (decline4.go, bindings.go; events.go records declines
+// as Events on the IPPool). The agent counts what it does into
+// package metrics ([Agent.Stats], [Agent.Collector], [Agent.Summarize]).
 //
 // # DECLINE: what a bystander cannot abuse
 //
@@ -48,7 +46,7 @@
 //     back to INIT and DISCOVERs without it. So a REQUEST from the same MAC
 //     for an address on probation after a decline in its name (RENEWING,
 //     REBINDING, INIT-REBOOT) shows that the decline was not its own: the
-//     agent ACKs it and lifts the probation (Stats.Lifts). A REQUEST from
+//     agent ACKs it and lifts the probation (metrics.Stats.Lifts). A REQUEST from
 //     another MAC for the address is still NAKed, and a DISCOVER from the
 //     decliner gets no OFFER during the probation.
 //
@@ -72,40 +70,29 @@
 // client sends (the DECLINE's message) is logged on one line, escaped and
 // cut to 256 bytes.
 //
-// A reply is never larger than the client accepts: [ReplyLimit] reads the
-// client's maximum DHCP message size (option 57; 576 bytes, IP and UDP
-// headers included, when it sends none). When the pool's options and the
-// echoed relay agent information do not all fit, Reply keeps them in a
-// documented order of priority, cuts lists (name servers, NTP servers,
-// search domains) to the entries that fit, and uses option overload for
-// the file and sname fields when that keeps more. [ReplyWithTrim] says
-// what was left out, and the Agent logs it as a warning once per load of
-// the pool and option, not once per packet.
-//
 // # Layers, and where DHCPv6 goes
 //
-// The agent is five packages under examples/dhcpagent:
+// The agent is these packages under examples/dhcpagent, each one concern:
 //
-//   - agent (this package): the DHCPv4 decision and the server around it.
-//     The decision is pure, a request and a [Table] in, a reply out
-//     (reply.go, request.go, answer.go, fit.go, pack.go, options.go,
-//     destination.go, client_messages.go, table.go, with the reply built
-//     in reused memory: reply_scratch.go, option_cache.go); the server
-//     swaps table versions (load.go), answers (respond.go, handle.go,
-//     serve.go), takes note of DECLINE and RELEASE (decline.go,
-//     bindings.go), counts (stats.go, metrics.go) and loads pools from a
-//     file (pool.go, watch.go) or the API server (apiserver.go).
+//   - agent (this package): the server. Protocol-neutral but for the
+//     DHCPv4 handler, in the files named *4.go: handle4.go, respond4.go,
+//     decline4.go, serve4.go, and version4.go, the DHCPv4 state each
+//     table version keeps (load.go's version holds it in its v4 field).
+//   - dhcp4: the DHCPv4 decision (reply, fit, options, destination,
+//     DECLINE and RELEASE checks), pure: no socket, no clock, no counter.
 //   - dhcp4wire: the DHCPv4 wire codec (decode and encode, no decision).
+//   - poolsource: where pools come from (the Pool JSON type, the watched
+//     file, the API server), delivered whole to the server.
+//   - metrics: the counters, their Stats and the Prometheus collector.
 //   - probation: the declined addresses held back, as data with time as a
 //     parameter. Protocol-neutral.
 //   - udpsocket: the socket the server reads from. Protocol-neutral.
 //   - the command (package main): flags, health, wiring.
 //
-// DHCPv6 is to add a decision (a Reply to SOLICIT, REQUEST, RENEW, ...
-// from the same [Table] of leases) and a codec (a dhcp6wire beside
-// dhcp4wire), and reuse the rest: the table versions, the pool sources,
-// probation, stats and the socket (a ListenIPv6 in udpsocket). The v4
-// decision still shares this package with the server; it is to move into
-// a package of its own, with the v6 decision beside it, so that the
-// server holds no protocol and serves either.
+// DHCPv6 adds a decision (dhcp6, beside dhcp4) and a codec (dhcp6wire),
+// and in this package a handler beside the DHCPv4 one: its own
+// Handle/Serve on a DHCPv6 socket, and in [Agent.Apply] a DHCPv6 table
+// built from the same Pool, kept in the same table version. The table
+// versions, the pool sources, probation, metrics and the socket are
+// shared.
 package agent

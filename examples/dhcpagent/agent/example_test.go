@@ -11,7 +11,7 @@ import (
 // Loading a new version of the pool swaps the table in and returns the
 // plan from the one it replaces.
 func ExampleAgent_Apply() {
-	data, err := os.ReadFile("testdata/pool.json")
+	data, err := os.ReadFile("../poolsource/testdata/pool.json") // the pool source's example pool
 	if err != nil {
 		panic(err)
 	}

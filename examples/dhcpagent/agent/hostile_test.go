@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-
 	"fmt"
 	"net"
 	"net/netip"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // TestSpoofedDeclineDoesNotEvictBoundClient: a DECLINE in a bound

@@ -1,35 +1,27 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
-
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-
 	"errors"
 	"fmt"
 	"net/netip"
-	"sync"
-	"sync/atomic"
 
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
-// version is one load of the pool: its table, and what its replies have
-// reported of the options they left out (see Respond).
+// version is one load of the pool: its lease table and the pool's facts,
+// shared by every protocol, and each protocol handler's own state for
+// this version (v4; a DHCPv6 handler adds its own field beside it).
 type version struct {
 	table           *leasestore.Store
 	prefix          netip.Prefix
 	options         *leasestore.Options
 	pool            string
 	resourceVersion string
-	trimmed         atomic.Int64      // replies that left out an option
-	encoded         dhcp4.OptionCache // the options its replies carry, encoded once
 
-	mu       sync.Mutex       // serializes the reports, so that one reply reports all it cut
-	reported [256]atomic.Bool // option codes whose cut has been logged; set under mu
-
-	v6 *table6 // the pool's IPv6 part; nil: none, DHCPv6 answers no one
+	v4 version4  // the DHCPv4 handler's
+	v6 *version6 // the pool's IPv6 part, the DHCPv6 handler's; nil: none, DHCPv6 answers no one
 }
 
 func (v *version) store() *leasestore.Store {
@@ -108,7 +100,7 @@ func (a *Agent) Apply(p *poolsource.Pool) (Update, error) {
 	}
 	a.logUpdate(p, u)
 	if old != nil {
-		if n := old.trimmed.Load(); n > 0 {
+		if n := old.v4.trimmed.Load(); n > 0 {
 			a.log.Info("replies trimmed under the replaced table", "pool", old.pool,
 				"resourceVersion", old.resourceVersion, "count", n)
 		}

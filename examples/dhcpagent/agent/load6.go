@@ -10,11 +10,11 @@ import (
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
-// table6 is the DHCPv6 part of one load: the lease table of the pool's
+// version6 is the DHCPv6 part of one load: the lease table of the pool's
 // IPv6 part (spec.ipv6, status.ipv6.allocated), built and swapped with
 // the DHCPv4 table as one version, so that a pool change reaches both
 // families at once.
-type table6 struct {
+type version6 struct {
 	store   *leasestore.Store
 	prefix  netip.Prefix
 	options *leasestore.Options
@@ -23,7 +23,7 @@ type table6 struct {
 // build6 builds the DHCPv6 table of p: nil when p has no IPv6 part. An
 // IPv6 part that cannot describe its pool is an error (the load is
 // refused, as for the IPv4 part); bad entries and options are problems.
-func build6(p *poolsource.Pool) (*table6, []error, error) {
+func build6(p *poolsource.Pool) (*version6, []error, error) {
 	spec, opts, allocated, ok, problems, err := p.Config6()
 	if !ok || err != nil {
 		return nil, nil, err
@@ -39,7 +39,7 @@ func build6(p *poolsource.Pool) (*table6, []error, error) {
 		}
 		problems = append(problems, fmt.Errorf("ipv6: %w", pr))
 	}
-	return &table6{store: store, prefix: spec.Prefix, options: store.Options()}, problems, nil
+	return &version6{store: store, prefix: spec.Prefix, options: store.Options()}, problems, nil
 }
 
 // store6 is v's DHCPv6 table, nil for none.

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
-
 	"context"
 	"fmt"
 	"net"
@@ -20,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
 // realClient is a DHCP client program that the netns tests run, and the

@@ -1,9 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
-
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
@@ -23,6 +20,8 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/dhcpv4/nclient4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
 var (

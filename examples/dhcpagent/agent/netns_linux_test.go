@@ -1,23 +1,12 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
-
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
-
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/netip"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,90 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/dhcpv4/nclient4"
-	"golang.org/x/sys/unix"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
-
-// netnsPair is two network namespaces joined by a veth pair: the agent's
-// side holds the server address, the client's side starts unconfigured.
-type netnsPair struct {
-	agentNS, clientNS string
-	agentIf, clientIf string
-}
-
-// requireNetns fails the test where it cannot run. It skips only on a
-// developer machine (CI unset) without root; in CI it must run.
-func requireNetns(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") == "" {
-			t.Skip("needs root to create network namespaces; CI runs it as root (with CI set, this is a failure)")
-		}
-		t.Fatal("needs root to create network namespaces and veth pairs, and CI is set: run the tests as root")
-	}
-	if _, err := exec.LookPath("ip"); err != nil {
-		t.Fatalf("needs iproute2's ip command to create network namespaces: %v", err)
-	}
-}
-
-func ip(t *testing.T, args ...string) {
-	t.Helper()
-	if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
-		t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
-// newNetnsPair creates the namespaces (unique names per run) and the veth
-// pair, with clientMAC on the client's end and serverCIDR on the agent's;
-// t.Cleanup deletes them.
-func newNetnsPair(t *testing.T, clientMAC, serverCIDR string) *netnsPair {
-	t.Helper()
-	b := make([]byte, 3)
-	rand.Read(b)
-	id := hex.EncodeToString(b)
-	p := &netnsPair{
-		agentNS: "vmnetkit-agent-" + id, clientNS: "vmnetkit-client-" + id,
-		agentIf: "vka" + id, clientIf: "vkc" + id, // 9 bytes: IFNAMSIZ is 16
-	}
-	for _, ns := range []string{p.agentNS, p.clientNS} {
-		if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
-			t.Fatalf("cannot create network namespace %s (root, and a kernel with network namespaces, are needed): %v\n%s", ns, err, out)
-		}
-		t.Cleanup(func() {
-			if out, err := exec.Command("ip", "netns", "del", ns).CombinedOutput(); err != nil {
-				t.Errorf("ip netns del %s: %v\n%s", ns, err, out)
-			}
-		})
-	}
-	ip(t, "link", "add", p.agentIf, "netns", p.agentNS, "type", "veth",
-		"peer", "name", p.clientIf, "netns", p.clientNS, "address", clientMAC)
-	ip(t, "-n", p.agentNS, "addr", "add", serverCIDR, "dev", p.agentIf)
-	ip(t, "-n", p.agentNS, "link", "set", p.agentIf, "up")
-	ip(t, "-n", p.clientNS, "link", "set", p.clientIf, "up")
-	return p
-}
-
-// inNetns runs fn on an OS thread moved into network namespace ns. Sockets
-// fn opens belong to ns for good, whichever thread uses them later. The
-// thread is never unlocked, so the runtime discards it when fn returns
-// rather than reuse it in the wrong namespace.
-func inNetns(ns string, fn func() error) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		f, err := os.Open(filepath.Join("/var/run/netns", ns))
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer f.Close()
-		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
-			errc <- fmt.Errorf("setns %s: %w", ns, err)
-			return
-		}
-		errc <- fn()
-	}()
-	return <-errc
-}
 
 // clientEvent is one step of the DHCP client's life.
 type clientEvent struct {
@@ -307,61 +214,4 @@ func TestNetns(t *testing.T) {
 	if log := logs.String(); !strings.Contains(log, `"update" mac="52:54:00:aa:00:01" from="10.77.0.10" to="10.77.0.20"`) {
 		t.Errorf("agent did not log the update of the moved MAC; log:\n%s", log)
 	}
-}
-
-// listenIn is the agent's production socket (Listen) on iface port 67
-// inside the namespace ns.
-func listenIn(t *testing.T, ns, iface string) *udpsocket.Socket {
-	t.Helper()
-	var s *udpsocket.Socket
-	if err := inNetns(ns, func() (err error) {
-		s, err = udpsocket.Listen(iface, netip.AddrPortFrom(netip.IPv4Unspecified(), dhcp4.ServerPort))
-		return err
-	}); err != nil {
-		t.Fatalf("agent socket in %s: %v", ns, err)
-	}
-	return s
-}
-
-// serveIn runs a.Serve on conn until the test ends.
-func serveIn(t *testing.T, a *Agent, conn Conn) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(ctx, conn) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	})
-}
-
-// tapConn is a Conn that shows each DHCPv4 message it reads or sends to
-// a test, decoded from a copy, as Serve sees it.
-type tapConn struct {
-	Conn
-	read func(m *dhcpv4.DHCPv4)                                 // nil: not watched
-	sent func(m *dhcpv4.DHCPv4, wire []byte, to netip.AddrPort) // nil: not watched
-}
-
-func (c *tapConn) ReadFromUDPAddrPort(b []byte) (int, netip.AddrPort, error) {
-	n, from, err := c.Conn.ReadFromUDPAddrPort(b)
-	if err == nil && c.read != nil {
-		if m, perr := dhcpv4.FromBytes(slices.Clone(b[:n])); perr == nil { // Serve reuses b
-			c.read(m)
-		}
-	}
-	return n, from, err
-}
-
-func (c *tapConn) WriteToUDPAddrPort(b []byte, to netip.AddrPort) (int, error) {
-	n, err := c.Conn.WriteToUDPAddrPort(b, to)
-	if err == nil && c.sent != nil {
-		wire := slices.Clone(b) // the agent reuses b
-		if m, perr := dhcpv4.FromBytes(wire); perr == nil {
-			c.sent(m, wire, to)
-		}
-	}
-	return n, err
 }

@@ -1,13 +1,12 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-
 	"net"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // TestOptionCacheSameBytes: replies from the Agent's table, whose options

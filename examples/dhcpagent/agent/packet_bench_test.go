@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 
 	"net"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // BenchmarkPacket is the per-packet path through the exported API short

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
-
 	"errors"
 	"net/netip"
 	"os"
@@ -13,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 	"go4.org/netipx"
@@ -25,7 +24,7 @@ var netipComparers = cmp.Options{
 }
 
 func TestPoolConfig(t *testing.T) {
-	data, err := os.ReadFile("testdata/pool.json")
+	data, err := os.ReadFile("../poolsource/testdata/pool.json") // the pool source's example pool
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +183,7 @@ func TestPoolProblems(t *testing.T) {
 // the core's build must never panic, and a rejected file must leave the
 // table alone.
 func FuzzLoad(f *testing.F) {
-	seed, err := os.ReadFile("testdata/pool.json")
+	seed, err := os.ReadFile("../poolsource/testdata/pool.json") // the pool source's example pool
 	if err != nil {
 		f.Fatal(err)
 	}

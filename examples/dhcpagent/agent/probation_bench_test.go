@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-
 	"fmt"
 	"net/netip"
 	"testing"
@@ -10,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/leasestore"

@@ -1,9 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
-
 	"bytes"
 	"fmt"
 	"net"
@@ -16,7 +13,9 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"pgregory.net/rapid"
 
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 

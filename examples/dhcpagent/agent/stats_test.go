@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-
 	"context"
 	"log/slog"
 	"net"
@@ -17,6 +15,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // handleMix sends one of each kind of traffic through a's handler: an

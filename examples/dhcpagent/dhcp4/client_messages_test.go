@@ -1,9 +1,6 @@
 package dhcp4
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
-	"github.com/vmnetkit/vmnetkit/leasestore"
-
 	"errors"
 	"net"
 	"net/netip"
@@ -12,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
+	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
 func TestDeclinedAndReleased(t *testing.T) {

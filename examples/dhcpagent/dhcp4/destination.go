@@ -30,7 +30,7 @@ const (
 //     need not listen to broadcasts: dhcpcd does not, and keeps a moved
 //     address until REBINDING unless the NAK comes to ciaddr, as Kea sends
 //     it. The agent falls back to the broadcast when the unicast cannot be
-//     sent (see Agent.Handle).
+//     sent (see the agent's Handle).
 //  4. Otherwise broadcast, 255.255.255.255 port 68. RFC 2131 also allows
 //     unicast to yiaddr and chaddr when the broadcast bit is clear, but a UDP
 //     socket cannot address a host that has no IP address yet, and every

@@ -19,7 +19,7 @@ import (
 // alone: this library's parser ignores option overload, and a client that
 // honours it reads 46 more from the file and sname fields.)
 func ExampleReplyWithTrim() {
-	data, err := os.ReadFile("testdata/pool.json")
+	data, err := os.ReadFile("../poolsource/testdata/pool.json") // the pool source's example pool
 	if err != nil {
 		panic(err)
 	}

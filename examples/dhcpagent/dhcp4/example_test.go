@@ -15,7 +15,7 @@ import (
 // A DISCOVER from a MAC of the pool gets an OFFER of its address, with the
 // pool's options.
 func ExampleReply() {
-	data, err := os.ReadFile("testdata/pool.json")
+	data, err := os.ReadFile("../poolsource/testdata/pool.json") // the pool source's example pool
 	if err != nil {
 		panic(err)
 	}

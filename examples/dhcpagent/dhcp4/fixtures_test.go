@@ -1,15 +1,14 @@
 package dhcp4
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
-	"github.com/vmnetkit/vmnetkit/ipam"
-
 	"net"
 	"net/netip"
 	"testing"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
+	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 

@@ -41,7 +41,7 @@ func ReplyWithTrim(req *dhcpv4.DHCPv4, store *leasestore.Store) (*dhcpv4.DHCPv4,
 //     decline. While it is on probation after a
 //     decline in this client's own name, an ACK: a client that declined
 //     an address never asks to keep it, so the REQUEST shows that the
-//     decline was someone else's (the Agent then lifts the probation).
+//     decline was someone else's (the agent then lifts the probation).
 //   - REQUEST that names any other address: a NAK (RFC 2131, section 4.3.2),
 //     which sends the client back to DISCOVER, where it is offered the
 //     lease's address. The agent never ACKs an address the client did not
@@ -92,7 +92,7 @@ func ReplyWithTrim(req *dhcpv4.DHCPv4, store *leasestore.Store) (*dhcpv4.DHCPv4,
 // for them.
 //
 // Each reply is newly allocated (its message, options map and option
-// values), the caller's to keep and change; Agent.Handle builds its
+// values), the caller's to keep and change; the agent's Handle builds its
 // replies in reused memory instead, by the same code.
 func ReplyTo(req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, error) {
 	return replyTo(nil, req, t)

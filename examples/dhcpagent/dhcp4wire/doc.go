@@ -3,9 +3,9 @@
 // copying (its byte slices alias the datagram), and [Append] writes a
 // message into a reused buffer; both give exactly what the dhcp
 // library's FromBytes and ToBytes give, without their allocations. It
-// decides nothing: the protocol decision is package agent's ReplyTo.
+// decides nothing: the protocol decision is package dhcp4's ReplyTo.
 //
-// DHCPv6 adds its own codec beside this one (a dhcp6wire with the same
-// two functions over dhcpv6 messages); the server reads and writes
-// through whichever codec its socket speaks.
+// DHCPv6 has its own codec beside this one, package dhcp6wire (Decode and
+// Append over its own message types); the server reads and writes through
+// whichever codec its socket speaks.
 package dhcp4wire

@@ -3,7 +3,7 @@
 // section 4.3.3 ("the server MUST mark the network address as not
 // available"), as data with time as a parameter ([Set]). It reads no
 // clock and knows nothing of DHCP messages, so tests inject "now" and
-// the pure decision (package agent's ReplyTo) reads it as of a time it is
+// the pure decision (dhcp4.ReplyTo, dhcp6.Decide) reads it as of a time it is
 // given.
 //
 // It is protocol-neutral: addresses are netip.Addr and clients are MACs.

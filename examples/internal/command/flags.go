@@ -75,3 +75,7 @@ func (f *Flags) Validate() error {
 	}
 	return nil
 }
+
+// Shared returns f: a command's own flags type, which embeds *Flags, has it
+// too, so code that checks any command's shared flags can take them all.
+func (f *Flags) Shared() *Flags { return f }

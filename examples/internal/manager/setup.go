@@ -1,6 +1,8 @@
 package manager
 
 import (
+	"flag"
+	"fmt"
 	"time"
 
 	"k8s.io/utils/ptr"
@@ -73,4 +75,21 @@ func (o ControllerOptions) ClaimController() controller.Options {
 		MaxConcurrentReconciles: o.MaxConcurrentClaims,
 		SkipNameValidation:      ptr.To(o.SkipNameValidation),
 	}
+}
+
+// AddFlags registers the flags of o every controller command shares:
+// -epoch and -concurrent-claims (claims names what a claim is, for the
+// help). Check them with Validate after parsing.
+func (o *ControllerOptions) AddFlags(fs *flag.FlagSet, claims string) {
+	fs.StringVar(&o.Epoch, "epoch", "", "this process's cache epoch, written to each pool's status.cacheEpoch (default: random; set only in tests)")
+	fs.IntVar(&o.MaxConcurrentClaims, "concurrent-claims", DefaultMaxConcurrentClaims, claims+" reconciled at once")
+}
+
+// Validate checks the values of the flags AddFlags registers that flag
+// parsing alone accepts.
+func (o *ControllerOptions) Validate() error {
+	if o.MaxConcurrentClaims <= 0 {
+		return fmt.Errorf("-concurrent-claims=%d: must be positive", o.MaxConcurrentClaims)
+	}
+	return nil
 }

@@ -1,6 +1,8 @@
 package manager
 
 import (
+	"flag"
+	"fmt"
 	"testing"
 	"time"
 
@@ -66,5 +68,39 @@ func TestControllerOptionsController(t *testing.T) {
 	}
 	if c := o.PoolController(); c.MaxConcurrentReconciles != 0 || c.SkipNameValidation == nil || !*c.SkipNameValidation {
 		t.Errorf("PoolController = %+v, want the default workers, SkipNameValidation true", c)
+	}
+}
+
+// TestControllerOptionsFlags: -epoch and -concurrent-claims fill in the
+// options, and Validate refuses a concurrency that is not positive, for
+// every command alike.
+func TestControllerOptionsFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    ControllerOptions
+		wantErr string
+	}{
+		{name: "defaults", want: ControllerOptions{MaxConcurrentClaims: DefaultMaxConcurrentClaims}},
+		{name: "set", args: []string{"-epoch", "e2", "-concurrent-claims", "3"}, want: ControllerOptions{Epoch: "e2", MaxConcurrentClaims: 3}},
+		{name: "zero", args: []string{"-concurrent-claims", "0"}, want: ControllerOptions{}, wantErr: "-concurrent-claims=0: must be positive"},
+		{name: "negative", args: []string{"-concurrent-claims=-2"}, want: ControllerOptions{MaxConcurrentClaims: -2}, wantErr: "-concurrent-claims=-2: must be positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			var o ControllerOptions
+			o.AddFlags(fs, "claims")
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, o, cmpopts.IgnoreFields(ControllerOptions{}, "Now")); diff != "" {
+				t.Errorf("options (-want +got):\n%s", diff)
+			}
+			err := o.Validate()
+			if got := fmt.Sprint(err); (err != nil || tt.wantErr != "") && got != tt.wantErr {
+				t.Errorf("Validate() = %v, want %q", err, tt.wantErr)
+			}
+		})
 	}
 }

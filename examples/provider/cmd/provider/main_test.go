@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -80,21 +78,7 @@ func TestManifests(t *testing.T) {
 // a leader (two replicas), and its account holds the generated role.
 func TestDeploymentMatchesFlags(t *testing.T) {
 	all := kubetest.ReadManifests(t, config, "rbac", "manager")
-	dep := &appsv1.Deployment{}
-	kubetest.Typed(t, all, "Deployment", "vmnetkit-provider", dep)
-	if len(dep.Spec.Template.Spec.Containers) != 1 {
-		t.Fatalf("%d containers, want 1", len(dep.Spec.Template.Spec.Containers))
-	}
-	ctr := dep.Spec.Template.Spec.Containers[0]
-	f, err := parseFlags(ctr.Args, io.Discard)
-	if err != nil {
-		t.Fatalf("the Deployment's args %q: %v", ctr.Args, err)
-	}
-	kubetest.CheckProbes(t, ctr, f.ProbeAddr, f.MetricsAddr)
-	if replicas := dep.Spec.Replicas; replicas != nil && *replicas > 1 && !f.LeaderElect {
-		t.Errorf("%d replicas without -leader-elect", *replicas)
-	}
-	kubetest.CheckBinding(t, all, dep.Namespace, dep.Spec.Template.Spec, "vmnetkit-provider")
+	kubetest.CheckControllerDeployment(t, all, "vmnetkit-provider", parseFlags)
 }
 
 // TestRunAsRole runs the command as a user holding only the generated role,

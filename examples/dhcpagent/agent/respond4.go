@@ -1,14 +1,10 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // Respond is RespondAt at the agent's clock's now.
@@ -70,27 +66,5 @@ func (a *Agent) acked(v *version, ack dhcp4.Ack, now time.Time) {
 			}
 			a.log.Info("DECLINE disproved: the client asked to keep the address, probation lifted", attrs...)
 		}
-	}
-}
-
-// report counts a reply that left out what trim says, and logs the cuts
-// that no reply under v has logged yet.
-func (v *version) report(log logr.Logger, req *dhcpv4.DHCPv4, trim dhcp4.Trim) {
-	v.trimmed.Add(1)
-	if !slices.ContainsFunc(trim.Cuts, func(c dhcp4.Cut) bool { return !v.reported[c.Code].Load() }) {
-		return // the common case, once the first replies have reported
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	var first []string
-	for _, c := range trim.Cuts {
-		if !v.reported[c.Code].Load() {
-			v.reported[c.Code].Store(true)
-			first = append(first, c.String())
-		}
-	}
-	if len(first) > 0 {
-		log.Info("reply trimmed to fit the client", "pool", v.pool, "resourceVersion", v.resourceVersion,
-			"mac", req.ClientHWAddr.String(), "limit", trim.Limit, "cut", strings.Join(first, "; "))
 	}
 }

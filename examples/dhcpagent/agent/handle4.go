@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 
 	"net"
@@ -10,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // Handle is the agent's server4.Handler: it answers m on conn at

@@ -1,12 +1,11 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
-
 	"fmt"
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 )
 
 // decline puts the address of an accepted DECLINE on probation.
