@@ -276,6 +276,7 @@ func TestNetns6Identity(t *testing.T) {
 			}
 			c := netnstest.StartClient6(t, tc.kind, l.p, netnstest.Client6Config{DUID: tc.duid})
 			checkBound(t, l, c.Wait("a binding", 20*time.Second, isBound), "2001:db8:30::7")
+			waitFor(t, "the agent to log its REPLY", func() bool { return len(l.sources()) > 0 }) // logged after it is sent
 			if got := l.sources(); !slices.Equal(got, []string{"frame"}) {
 				t.Errorf("the agent found the client's MAC from %v, want the frame", got)
 			}
@@ -483,7 +484,8 @@ func TestNetns6Relayed(t *testing.T) {
 	if n := l.a.Stats6(time.Now()).Received; n != 1 {
 		t.Errorf("the agent handled the relayed message %d times, want once", n)
 	}
-	if !strings.Contains(l.logs.String(), `source="relay-link-layer"`) {
-		t.Errorf("the agent did not find the client by the relay's link-layer address option")
-	}
+	// The agent logs a reply after it sent it.
+	waitFor(t, "the agent to log that it found the client by the relay's link-layer address option", func() bool {
+		return strings.Contains(l.logs.String(), `source="relay-link-layer"`)
+	})
 }

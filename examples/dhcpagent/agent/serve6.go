@@ -215,19 +215,21 @@ func (a *Agent) remember6(v *version, m *dhcp6wire.Message, d dhcp6.Decision, no
 		}
 		b.record(d.Lease.Addr, now)
 	}
+	// Each is counted last, once logged (and passed to the hook): a
+	// count seen means the rest is done.
 	if d.Lifted && a.probation.Lift(d.Client.MAC, d.Lease.Addr, now) {
-		a.counters6.Lifts.Add(1)
 		if ok, skipped := a.liftLines.allow(now); ok {
 			a.log.Info("DHCPv6: probation lifted, the client asks to keep the address declined in its name",
 				"pool", v.pool, "mac", d.Client.MAC.String(), "addr", d.Lease.Addr.String(), "notLogged", skipped)
 		}
+		a.counters6.Lifts.Add(1)
 	}
 	if d.Released.IsValid() {
-		a.counters6.Releases.Add(1)
 		if ok, skipped := a.releaseLines.allow(now); ok {
 			a.log.Info("DHCPv6 RELEASE", "pool", v.pool, "mac", d.Client.MAC.String(), "source", d.Client.Source.String(),
 				"addr", d.Released.String(), "notLogged", skipped)
 		}
+		a.counters6.Releases.Add(1)
 	}
 	if !d.Declined.IsValid() {
 		return
@@ -243,7 +245,6 @@ func (a *Agent) remember6(v *version, m *dhcp6wire.Message, d dhcp6.Decision, no
 		}
 	}
 	until := a.probation.Decline(d.Client.MAC, d.Declined, now)
-	a.counters6.Declines.Add(1)
 	dec := Decline{Pool: v.pool, MAC: d.Client.MAC.String(), Addr: d.Declined, Until: until}
 	if ok, skipped := a.declineLines.allow(now); ok {
 		a.log.Info("DHCPv6 DECLINE: address on probation", "pool", dec.Pool, "mac", dec.MAC,
@@ -253,6 +254,7 @@ func (a *Agent) remember6(v *version, m *dhcp6wire.Message, d dhcp6.Decision, no
 	if a.onDecline != nil {
 		a.onDecline(dec)
 	}
+	a.counters6.Declines.Add(1)
 }
 
 // bound6Once serializes the allocation of an Agent's bindings6.
