@@ -1,9 +1,22 @@
-// Command dhcpagent serves the DHCPv4 leases of one vmnetkit IPPool.
+// Command dhcpagent serves the DHCPv4 leases of one vmnetkit IPPool, and
+// the DHCPv6 leases of its IPv6 part (spec.ipv6, status.ipv6).
 //
-// It reads the pool from one of two sources, builds the lease table, and
+// It reads the pool from one of two sources, builds the lease tables, and
 // answers DISCOVER, REQUEST and INFORM on one interface, and takes note of
-// DECLINE and RELEASE. Whenever the pool changes it swaps in a new table,
-// logging the adds, updates and removes.
+// DECLINE and RELEASE; for a dual-stack pool also SOLICIT, REQUEST, RENEW,
+// REBIND, CONFIRM and INFORMATION-REQUEST, and DHCPv6 DECLINE and RELEASE.
+// Whenever the pool changes it swaps in new tables, logging the adds,
+// updates and removes.
+//
+// DHCPv6 needs -iface: clients multicast to ff02::1:2, and the agent reads
+// those messages with an AF_PACKET socket on the interface (CAP_NET_RAW),
+// which gives each frame's source MAC: the client's identity when its DUID
+// holds no MAC (DUID-UUID, DUID-EN) and its link-local address is not
+// EUI-64. It binds -listen6 ([::]:547) for what relays send and for every
+// reply. It names itself by -duid, by default a DUID-UUID derived from the
+// pool's namespace and name, so that a restarted agent (or a replica) is
+// the server clients already know. DHCPv6 starts when the first version
+// of the pool has an IPv6 part; an IPv6 part added later needs a restart.
 //
 //	go run ./examples/dhcpagent -pool pool.json -iface eth0
 //	go run ./examples/dhcpagent -kubeconfig ~/.kube/config -ippool default/lab -iface eth0
@@ -20,7 +33,10 @@
 // ippools.network.vmnetkit.dev and create and patch on events
 // (config/rbac/role.yaml, generated from rbac.go).
 //
-// Run it with -h for the flags. Binding port 67 needs root,
+// Run it with -h for the flags. The manifests in config/manager run it
+// without capabilities, which serves DHCPv4 only: a dual-stack pool also
+// needs CAP_NET_RAW in the process's effective set (root, or a file
+// capability on the binary). Binding port 67 needs root,
 // CAP_NET_BIND_SERVICE or, in its own network namespace, the namespaced
 // sysctl net.ipv4.ip_unprivileged_port_start=67 (what config/manager
 // sets). -iface (SO_BINDTODEVICE on a socket not yet bound) needs no
