@@ -102,7 +102,9 @@ func (s IPPoolSpec) Validate() error {
 }
 
 // IPv6Options are the DHCPv6 options of an IPv6 part, parsed: what a DHCPv6
-// agent serves beside each address.
+// agent serves beside each address. It is not an API type.
+//
+// +kubebuilder:object:generate=false
 type IPv6Options struct {
 	DNS               []netip.Addr
 	DomainSearch      []string
