@@ -304,3 +304,68 @@ func TestDualStackIPv6Exhausted(t *testing.T) {
 		t.Errorf("status.ipv6.allocated owners after vm-a's deletion = %v, want vm-c on %s", got, freed6)
 	}
 }
+
+// TestDualStackAddedLater: an IPv4 pool serving 3 claims gains spec.ipv6;
+// the operator rebuilds the pool with both parts, and the claims it already
+// served keep their IPv4 addresses and get an IPv6 address each.
+func TestDualStackAddedLater(t *testing.T) {
+	cfg := apiServer(t)
+	c := kubetest.NewClient(t, cfg, scheme)
+	ctx := context.Background()
+	ns := kubetest.CreateNamespace(t, c, "dual-later")
+	createPool(t, c, ns, "later", v1alpha1.IPPoolSpec{Network: "vm-net-later", CIDR: "10.32.0.0/24",
+		RangeStart: "10.32.0.10", RangeEnd: "10.32.0.50"})
+	m := startManager(t, cfg, ns, "epoch-dual-later", nil)
+	waitPoolsReady(t, c, ns, m.epoch, "later")
+	for i := range 3 {
+		if err := c.Create(ctx, claimOn(ns, fmt.Sprintf("vm-%d", i), fmt.Sprintf("52:54:00:32:00:%02x", i), "later")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitClaimsReady(t, c, ns, 3)
+	before := map[string]string{}
+	var list v1alpha1.VMNetworkConfigList
+	if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, vc := range list.Items {
+		before[vc.Name] = vc.Status.NICs[0].Address
+	}
+
+	p := &v1alpha1.IPPool{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "later"}, p); err != nil {
+		t.Fatal(err)
+	}
+	p.Spec.IPv6 = &v1alpha1.IPPoolIPv6Spec{CIDR: "fd00:32::/64"}
+	if err := c.Update(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	kubetest.Eventually(t, 60*time.Second, "every claim with an IPv6 address", func() (bool, string) {
+		if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		for _, vc := range list.Items {
+			if len(vc.Status.NICs) != 1 || vc.Status.NICs[0].IPv6Address == "" || !claimReady(&vc) {
+				return false, fmt.Sprintf("%s: %+v %+v", vc.Name, vc.Status.NICs, vc.Status.Conditions)
+			}
+		}
+		return true, ""
+	})
+	seen6 := map[string]bool{}
+	for _, vc := range list.Items {
+		n := vc.Status.NICs[0]
+		if n.Address != before[vc.Name] {
+			t.Errorf("%s: IPv4 address %s, had %s before the pool became dual-stack", vc.Name, n.Address, before[vc.Name])
+		}
+		if a, err := netip.ParseAddr(n.IPv6Address); err != nil || !netip.MustParsePrefix("fd00:32::/64").Contains(a) || seen6[n.IPv6Address] {
+			t.Errorf("%s: IPv6 address %q, want a distinct one of fd00:32::/64", vc.Name, n.IPv6Address)
+		}
+		seen6[n.IPv6Address] = true
+	}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "later"}, p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Status.IPv6 == nil || len(owners(p.Status.IPv6.Allocated)) != 3 || p.Status.Used != "3" {
+		t.Errorf("pool status: IPv4 used %s, IPv6 %+v; want 3 of each", p.Status.Used, p.Status.IPv6)
+	}
+}
