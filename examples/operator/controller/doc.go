@@ -52,5 +52,8 @@
 // Per pool, in controller-runtime's registry (labels namespace and pool):
 // vmnetkit_ippool_size_addresses, _used_addresses, _available_addresses,
 // _max_allocations, _restore_problems, _cache_ready (0 or 1) and the counter
-// vmnetkit_ippool_allocations_total. A deleted pool's series are removed.
+// vmnetkit_ippool_allocations_total (addresses of both families); for the
+// IPv6 part of a dual-stack pool, vmnetkit_ippool_ipv6_size_addresses,
+// _ipv6_used_addresses and _ipv6_available_addresses. A deleted pool's
+// series are removed.
 package controller
