@@ -14,7 +14,6 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
-	"github.com/vmnetkit/vmnetkit/ipam"
 )
 
 // maxWriteAttempts bounds the conflict retries of one pool status change.
@@ -36,34 +35,23 @@ type poolWriter struct {
 	limit  int // -max-allocations-per-pool
 }
 
-// allocate returns the address mac holds in the pool key, giving it one if
-// it holds none: want if valid, else the pool's next free address. A pool
-// that has handed out limit addresses gives none (errCapacityLimited).
-func (w *poolWriter) allocate(ctx context.Context, key types.NamespacedName, mac string, want netip.Addr) (netip.Addr, error) {
-	return w.change(ctx, key, true, func(p *ipam.Pool, limit int) (netip.Addr, bool, error) {
-		if a, ok := p.AddrOf(mac); ok {
-			if want.IsValid() && a != want {
-				return a, false, fmt.Errorf("%s holds %s, not the requested %s: %w", mac, a, want, ipam.ErrOwnerHasAddr)
-			}
-			return a, false, nil
-		}
-		if n := p.Len(); n >= limit {
-			return netip.Addr{}, false, fmt.Errorf("pool %s has handed out %d of at most %d addresses: %w", key, n, limit, errCapacityLimited)
-		}
-		if want.IsValid() {
-			return want, true, p.AllocateAddr(want, mac)
-		}
-		a, err := p.Allocate(mac)
-		return a, err == nil, err
+// allocate returns what mac holds in the pool key, giving it what it lacks
+// (allocateNIC): an address of spec.cidr's part (want if valid, else the
+// next free one) and, in a dual-stack pool, then one of the IPv6 part. A
+// part that has handed out its limit gives none (errCapacityLimited). An
+// error is spec.cidr's part's or the pool's; the IPv6 part's alone is
+// allocation.err6.
+func (w *poolWriter) allocate(ctx context.Context, key types.NamespacedName, mac string, want netip.Addr) (allocation, error) {
+	return w.change(ctx, key, true, func(s *poolSet, most int) (allocation, bool, error) {
+		return allocateNIC(s, key, mac, want, most)
 	})
 }
 
-// release frees the address mac holds in the pool key, if any. A pool that
-// is gone holds nothing.
+// release frees what mac holds in each part of the pool key, if anything.
+// A pool that is gone holds nothing.
 func (w *poolWriter) release(ctx context.Context, key types.NamespacedName, mac string) error {
-	_, err := w.change(ctx, key, false, func(p *ipam.Pool, _ int) (netip.Addr, bool, error) {
-		a, ok := p.ReleaseOwner(mac)
-		return a, ok, nil
+	_, err := w.change(ctx, key, false, func(s *poolSet, _ int) (allocation, bool, error) {
+		return allocation{}, releaseNIC(s, mac), nil
 	})
 	if errors.Is(err, errPoolGone) {
 		return nil
@@ -74,9 +62,9 @@ func (w *poolWriter) release(ctx context.Context, key types.NamespacedName, mac 
 // change is one claim's change to a pool's allocations, queued on the
 // pool's entry until a flush carries it out.
 type change struct {
-	fn      func(p *ipam.Pool, limit int) (netip.Addr, bool, error) // changes the pool; reports the address and whether it changed anything
-	alloc   bool                                                    // hands out an address (counted in vmnetkit_ippool_allocations_total)
-	addr    netip.Addr
+	fn      func(s *poolSet, limit int) (allocation, bool, error) // changes the pools; reports what the NIC holds and whether it changed anything
+	alloc   bool                                                  // hands out addresses (counted in vmnetkit_ippool_allocations_total)
+	res     allocation
 	changed bool
 	err     error
 	done    bool // guarded by poolEntry.mu
@@ -84,10 +72,10 @@ type change struct {
 
 // change runs fn on the pool key as part of the next flush and returns its
 // outcome. Claims reconciled at the same time share one status write.
-func (w *poolWriter) change(ctx context.Context, key types.NamespacedName, alloc bool, fn func(*ipam.Pool, int) (netip.Addr, bool, error)) (netip.Addr, error) {
+func (w *poolWriter) change(ctx context.Context, key types.NamespacedName, alloc bool, fn func(*poolSet, int) (allocation, bool, error)) (allocation, error) {
 	e := w.cache.get(key)
 	if e == nil {
-		return netip.Addr{}, w.notReady(ctx, key, "not observed by this process yet")
+		return allocation{}, w.notReady(ctx, key, "not observed by this process yet")
 	}
 	c := &change{fn: fn, alloc: alloc}
 	e.queue(c)
@@ -96,7 +84,7 @@ func (w *poolWriter) change(ctx context.Context, key types.NamespacedName, alloc
 	if !c.done { // else a flush by another claim carried it out
 		w.flush(ctx, key, e)
 	}
-	return c.addr, c.err
+	return c.res, c.err
 }
 
 // flush applies every queued change to a clone of the pool's cache and, if
@@ -112,7 +100,7 @@ func (w *poolWriter) flush(ctx context.Context, key types.NamespacedName, e *poo
 	fail := func(err error) {
 		for _, c := range batch {
 			if c.err == nil {
-				c.addr, c.err = netip.Addr{}, err
+				c.res, c.err = allocation{}, err
 			}
 		}
 	}
@@ -134,7 +122,7 @@ func (w *poolWriter) flush(ctx context.Context, key types.NamespacedName, e *poo
 		next := e.pool.Clone()
 		changed := false
 		for _, c := range batch {
-			c.addr, c.changed, c.err = c.fn(next, most)
+			c.res, c.changed, c.err = c.fn(next, most)
 			c.changed = c.changed && c.err == nil
 			changed = changed || c.changed
 		}
@@ -142,15 +130,15 @@ func (w *poolWriter) flush(ctx context.Context, key types.NamespacedName, e *poo
 			return
 		}
 		upd := e.obj.DeepCopy()
-		writeStats(&upd.Status, next)
-		setCapacity(&upd.Status, next.Len(), limit, e.ceiling, upd.Generation, w.now())
+		writeSetStats(&upd.Status, next)
+		setCapacity(&upd.Status, next, limit, e.ceiling, upd.Generation, w.now())
 		err := w.client.Status().Update(ctx, upd)
 		if err == nil {
 			e.obj, e.pool = upd, next
 			n := 0
 			for _, c := range batch {
 				if c.alloc && c.changed {
-					n++
+					n += c.res.added
 				}
 			}
 			countAllocations(key, n)
@@ -167,7 +155,7 @@ func (w *poolWriter) flush(ctx context.Context, key types.NamespacedName, e *poo
 			// Say so on the pool: its current status is smaller, so this
 			// write fits. If it fails, the pool reconciler tries again.
 			upd := e.obj.DeepCopy()
-			if setCapacity(&upd.Status, e.pool.Len(), limit, e.ceiling, upd.Generation, w.now()) {
+			if setCapacity(&upd.Status, e.pool, limit, e.ceiling, upd.Generation, w.now()) {
 				if err := w.client.Status().Update(ctx, upd); err == nil {
 					e.obj = upd
 				}

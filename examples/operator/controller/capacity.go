@@ -20,6 +20,8 @@ import (
 // "etcdserver: request is too large" from about 44,900 IPv4 allocations, or
 // 29,000 when every IPv6 address is spelled in full (39 characters), as
 // TestStatusMapCeiling measures. The default stays 30% below the lower one.
+// A dual-stack pool keeps both families in one status: each family hands
+// out at most half the limit (see poolLimit).
 const DefaultMaxAllocations = 20000
 
 // CapacityLimitedType is the IPPool condition that is True while the pool
@@ -39,9 +41,17 @@ const (
 // as its limit allows (or the API server refused its status as too large).
 var errCapacityLimited = errors.New("pool at its allocation limit")
 
-// poolLimit returns the allocation limit of a pool with spec: limit (the
-// operator's -max-allocations-per-pool), or spec.maxAllocations if lower.
+// poolLimit returns the allocation limit of each part of a pool with spec:
+// limit (the operator's -max-allocations-per-pool), or spec.maxAllocations
+// if lower. The operator's limit bounds the entries of one pool's status
+// (its etcd object), which a dual-stack pool shares between its two parts:
+// each part then hands out at most half of it (at least one), and
+// spec.maxAllocations, if lower, counts per part (it is the number of NICs
+// the pool serves).
 func poolLimit(spec v1alpha1.IPPoolSpec, limit int) int {
+	if spec.DualStack() {
+		limit = max(limit/2, 1)
+	}
 	if spec.MaxAllocations != nil && int(*spec.MaxAllocations) < limit {
 		return int(*spec.MaxAllocations)
 	}
@@ -75,11 +85,17 @@ func capacityCondition(used, limit, ceiling int, gen int64) conditions.Condition
 	return c
 }
 
-// setCapacity sets the CapacityLimited condition of st and reports whether
-// it changed.
-func setCapacity(st *v1alpha1.IPPoolStatus, used, limit, ceiling int, gen int64, now time.Time) bool {
+// setCapacity sets the CapacityLimited condition of st, the status of the
+// pool whose cache is s, and reports whether it changed. Its limit applies
+// to each part of a dual-stack pool: the condition is True when either
+// part is at it, and its message counts each part.
+func setCapacity(st *v1alpha1.IPPoolStatus, s *poolSet, limit, ceiling int, gen int64, now time.Time) bool {
+	c := capacityCondition(s.Len(), limit, ceiling, gen)
+	if s.ipv6 != nil {
+		c.Message += fmt.Sprintf(" (the limit applies to each family: IPv4 %d, IPv6 %d handed out)", s.cidr.Len(), s.ipv6.Len())
+	}
 	var changed bool
-	st.Conditions, changed = kube.SetMeta(st.Conditions, capacityCondition(used, limit, ceiling, gen), now)
+	st.Conditions, changed = kube.SetMeta(st.Conditions, c, now)
 	return changed
 }
 

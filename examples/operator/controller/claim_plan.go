@@ -16,6 +16,8 @@ import (
 type nicOutcome struct {
 	Pool, MAC string
 	Addr      netip.Addr          // handed out; the zero Addr when Err is set
+	Addr6     netip.Addr          // handed out by a dual-stack pool's IPv6 part; zero when Err or Err6 is set
+	Err6      error               // why a dual-stack pool's IPv6 part gave no address although Addr is set
 	Held      *v1alpha1.NICStatus // the status entry kept while the pool cannot confirm it
 	Left      bool                // the NIC left the spec; its address is still held
 	Err       error               // why the NIC has no address (see outcomeReason)
@@ -57,8 +59,26 @@ func planClaim(generation int64, prevReason string, outcomes []nicOutcome) claim
 	var failure *conditions.Condition
 	for _, o := range outcomes {
 		switch {
-		case o.Err == nil:
+		case o.Err == nil && o.Err6 != nil:
+			// IPv4 first: the NIC keeps its IPv4 address while the IPv6
+			// part cannot give it one, and the claim says why.
 			p.NICs = append(p.NICs, v1alpha1.NICStatus{MAC: o.MAC, Pool: o.Pool, Address: o.Addr.String()})
+			reason := ipv6Reason(o.Err6)
+			p.Wait = true
+			if failure == nil {
+				failure = &conditions.Condition{Type: v1alpha1.ReadyType, Status: conditions.ConditionFalse, Reason: reason,
+					Message: fmt.Sprintf("nic %s has its IPv4 address %s but no IPv6 address: %v", o.MAC, o.Addr, o.Err6)}
+			}
+			if reason != ReasonIPv6AllocationFailed && prevReason != reason && p.Event == "" {
+				p.Event, p.EventMessage = reason, fmt.Sprintf("nic %s: no IPv6 address (it keeps its IPv4 address %s): %v", o.MAC, o.Addr, o.Err6)
+			}
+			continue
+		case o.Err == nil:
+			st := v1alpha1.NICStatus{MAC: o.MAC, Pool: o.Pool, Address: o.Addr.String()}
+			if o.Addr6.IsValid() {
+				st.IPv6Address = o.Addr6.String()
+			}
+			p.NICs = append(p.NICs, st)
 			continue
 		case o.Held != nil:
 			p.NICs = append(p.NICs, *o.Held) // a restart or a paused pool takes no address away
@@ -102,6 +122,18 @@ func outcomeReason(err error) (reason string, wait bool) {
 		return ReasonCapacityLimited, true
 	}
 	return ReasonAllocationFailed, true
+}
+
+// ipv6Reason is the Ready reason for a NIC that has its IPv4 address but
+// no IPv6 address from a dual-stack pool's IPv6 part, for which err6 says why.
+func ipv6Reason(err6 error) string {
+	switch {
+	case ipam.IsExhausted(err6):
+		return ReasonIPv6Exhausted
+	case errors.Is(err6, errCapacityLimited):
+		return ReasonIPv6CapacityLimited
+	}
+	return ReasonIPv6AllocationFailed
 }
 
 // isOutcome reports whether err from allocating belongs in the claim's

@@ -38,6 +38,23 @@ const (
 	// its limit allows (its CapacityLimited condition is True); the claim
 	// waits, and a Warning Event with this reason is posted on it once.
 	ReasonCapacityLimited = "CapacityLimited"
+
+	// The IPv6 part of a dual-stack pool gave a NIC no address although
+	// the IPv4 part gave it one: the NIC keeps its IPv4 address (in
+	// status.nics[].address, with ipv6Address empty), and the claim is
+	// Ready=False with one of these reasons and retried after the waiting
+	// time. For IPv6Exhausted and IPv6CapacityLimited a Warning Event with
+	// the reason is posted on the claim once.
+	//
+	// ReasonIPv6Exhausted: the IPv6 part has no free address left in its
+	// range.
+	ReasonIPv6Exhausted = "IPv6Exhausted"
+	// ReasonIPv6CapacityLimited: the IPv6 part has handed out as many
+	// addresses as the pool's limit allows.
+	ReasonIPv6CapacityLimited = "IPv6CapacityLimited"
+	// ReasonIPv6AllocationFailed: any other reason (a requested IPv6
+	// address held by another MAC, outside the range, ...).
+	ReasonIPv6AllocationFailed = "IPv6AllocationFailed"
 )
 
 // claimReconciler gives each NIC of a VMNetworkConfig an address from its
@@ -121,11 +138,11 @@ func (r *claimReconciler) serve(ctx context.Context, c *v1alpha1.VMNetworkConfig
 			out = append(out, nicOutcome{Pool: n.Pool, MAC: mac, Err: outcomeError{errDuplicateMAC, err}})
 			continue
 		}
-		addr, err := r.pools.allocate(ctx, poolKey(c, n.Pool), mac, want)
+		res, err := r.pools.allocate(ctx, poolKey(c, n.Pool), mac, want)
 		if err != nil && !isOutcome(err) {
 			return nil, err
 		}
-		o := nicOutcome{Pool: n.Pool, MAC: mac, Addr: addr, Err: err}
+		o := nicOutcome{Pool: n.Pool, MAC: mac, Addr: res.addr, Addr6: res.addr6, Err6: res.err6, Err: err}
 		if errors.Is(err, errPoolNotReady) {
 			if old, ok := heldAddress(c, mac, n); ok {
 				o.Held = &old
@@ -207,7 +224,7 @@ func heldAddress(c *v1alpha1.VMNetworkConfig, mac string, n v1alpha1.NIC) (v1alp
 		return v1alpha1.NICStatus{}, false
 	}
 	for _, s := range c.Status.NICs {
-		if s.MAC == mac && s.Pool == n.Pool && s.Address != "" && (n.Address == "" || n.Address == s.Address) {
+		if s.MAC == mac && s.Pool == n.Pool && s.Address != "" && (n.Address == "" || n.Address == s.Address || n.Address == s.IPv6Address) {
 			return s, true
 		}
 	}

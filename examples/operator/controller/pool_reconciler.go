@@ -16,7 +16,6 @@ import (
 	"github.com/vmnetkit/vmnetkit/conditions"
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
-	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/kube"
 )
 
@@ -110,7 +109,7 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.I
 	// an allocation.
 	if e.ready() {
 		upd := e.obj.DeepCopy()
-		if setCapacity(&upd.Status, e.pool.Len(), poolLimit(upd.Spec, r.limit), e.ceiling, upd.Generation, r.now()) {
+		if setCapacity(&upd.Status, e.pool, poolLimit(upd.Spec, r.limit), e.ceiling, upd.Generation, r.now()) {
 			if err := r.client.Status().Update(ctx, upd); err != nil {
 				return err
 			}
@@ -124,14 +123,14 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.I
 // (cacheready.Driver), feeding the outcome of a build back into the machine.
 // obj is updated in place with every write.
 func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.IPPool, ev cacheready.Event) error {
-	d := cacheready.Driver[*ipam.Pool]{
-		Publish: func(c conditions.Condition, epoch string, built *ipam.Pool, fresh bool) error {
+	d := cacheready.Driver[*poolSet]{
+		Publish: func(c conditions.Condition, epoch string, built *poolSet, fresh bool) error {
 			upd := obj.DeepCopy()
 			upd.Status.Conditions, _ = kube.SetMeta(upd.Status.Conditions, c, r.now())
 			upd.Status.CacheEpoch = epoch
 			if fresh {
-				writeStats(&upd.Status, built)
-				setCapacity(&upd.Status, built.Len(), poolLimit(upd.Spec, r.limit), 0, upd.Generation, r.now())
+				writeSetStats(&upd.Status, built)
+				setCapacity(&upd.Status, built, poolLimit(upd.Spec, r.limit), 0, upd.Generation, r.now())
 			}
 			if err := r.client.Status().Update(ctx, upd); err != nil {
 				return err
@@ -139,8 +138,8 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 			*obj = *upd
 			return nil
 		},
-		Build: func(int64) (*ipam.Pool, error) {
-			p, problems, err := buildPool(obj)
+		Build: func(int64) (*poolSet, error) {
+			p, problems, err := buildPoolSet(obj)
 			if err != nil {
 				return nil, err
 			}
@@ -151,7 +150,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 			e.problems, e.ceiling = len(problems), 0
 			return p, nil
 		},
-		Adopt: func(p *ipam.Pool) { e.obj, e.pool = obj.DeepCopy(), p },
+		Adopt: func(p *poolSet) { e.obj, e.pool = obj.DeepCopy(), p },
 		Drop:  func() { e.obj, e.pool = nil, nil },
 	}
 	var err error
@@ -161,7 +160,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 
 // adopt makes obj the entry's persisted state and rebuilds the pool from it.
 func (e *poolEntry) adopt(ctx context.Context, obj *v1alpha1.IPPool) error {
-	p, problems, err := buildPool(obj)
+	p, problems, err := buildPoolSet(obj)
 	if err != nil {
 		return err
 	}
@@ -173,10 +172,12 @@ func (e *poolEntry) adopt(ctx context.Context, obj *v1alpha1.IPPool) error {
 	return nil
 }
 
-// cacheSpecChanged reports whether the part of the spec the in-memory pool is
-// built from (IPPoolSpec.SpecText) differs; DHCP options, the network name
-// and lease time do not count, and neither does paused (the machine sees it
-// in cacheready.Observed).
+// cacheSpecChanged reports whether the part of the spec the in-memory pools
+// are built from (IPPoolSpec.SpecText and, for the IPv6 part,
+// IPPoolIPv6Spec.SpecText) differs; DHCP options, the network name and
+// lease time do not count, and neither does paused (the machine sees it in
+// cacheready.Observed). Adding or removing spec.ipv6 counts.
 func cacheSpecChanged(a, b v1alpha1.IPPoolSpec) bool {
-	return !reflect.DeepEqual(a.SpecText(), b.SpecText())
+	return !reflect.DeepEqual(a.SpecText(), b.SpecText()) || a.DualStack() != b.DualStack() ||
+		!reflect.DeepEqual(a.IPv6.SpecText(a.Strategy), b.IPv6.SpecText(b.Strategy))
 }

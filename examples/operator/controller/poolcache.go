@@ -7,7 +7,6 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
-	"github.com/vmnetkit/vmnetkit/ipam"
 )
 
 // poolEntry is this process's view of one IPPool. Its fields are guarded by
@@ -20,20 +19,21 @@ type poolEntry struct {
 	machine cacheready.Machine
 
 	// obj and pool always describe the same persisted state: pool is
-	// restored from obj.Status.Allocated under obj's spec, and obj is the
+	// restored from obj.Status.Allocated (and obj.Status.IPv6.Allocated)
+	// under obj's spec, and obj is the
 	// last version of the IPPool this process read or wrote. pool is nil
 	// while there is no cache (not built, dropped, paused).
 	obj  *v1alpha1.IPPool
-	pool *ipam.Pool
+	pool *poolSet
 
 	// problems counts the status entries the last rebuild of pool left out
 	// (a metric).
 	problems int
 
-	// ceiling, when not 0, is the number of allocations at which the API
-	// server refused the pool's status as too large: this process hands out
-	// no more until the pool is rebuilt, rather than retry a write that
-	// cannot succeed.
+	// ceiling, when not 0, is the number of allocations (poolSet.Len) at
+	// which the API server refused the pool's status as too large: this
+	// process hands out no more, in either part, until the pool is rebuilt,
+	// rather than retry a write that cannot succeed.
 	ceiling int
 
 	qmu    sync.Mutex // guards queued, which is filled without holding mu

@@ -18,9 +18,16 @@ func buildPool(obj *v1alpha1.IPPool) (*ipam.Pool, []ipam.Problem, error) {
 }
 
 // writeStats stores p's allocations (ipam.FormatAllocated) and counts into
-// st, keeping its conditions and epoch.
+// st's own fields (spec.cidr's part), keeping the rest of st.
 func writeStats(st *v1alpha1.IPPoolStatus, p *ipam.Pool) {
-	st.Allocated = ipam.FormatAllocated(p.Snapshot())
+	fs := familyStatus(p)
+	st.Allocated, st.Size, st.Used, st.Available = fs.Allocated, fs.Size, fs.Used, fs.Available
+}
+
+// familyStatus returns p's allocations (ipam.FormatAllocated) and counts in
+// the text forms of an IPPool's status.
+func familyStatus(p *ipam.Pool) v1alpha1.IPPoolFamilyStatus {
 	s := p.Stats()
-	st.Size, st.Used, st.Available = s.Size.String(), s.Allocated.String(), s.Free.String()
+	return v1alpha1.IPPoolFamilyStatus{Allocated: ipam.FormatAllocated(p.Snapshot()),
+		Size: s.Size.String(), Used: s.Allocated.String(), Available: s.Free.String()}
 }

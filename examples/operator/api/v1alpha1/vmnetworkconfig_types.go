@@ -41,8 +41,16 @@ type NICStatus struct {
 	// Pool is the IPPool the address comes from.
 	Pool string `json:"pool"`
 
-	// Address is the address given to the NIC.
+	// Address is the address given to the NIC: the IPv4 one when the pool
+	// is dual-stack (it has spec.ipv6).
 	Address string `json:"address"`
+
+	// IPv6Address is the address given to the NIC from the pool's IPv6 part
+	// (spec.ipv6), after Address. Empty when the pool has no IPv6 part, or
+	// while that part is exhausted: then the NIC keeps its IPv4 Address and
+	// the claim's Ready condition is False with reason IPv6Exhausted.
+	// +optional
+	IPv6Address string `json:"ipv6Address,omitempty"`
 }
 
 // VMNetworkConfigStatus reports the addresses given to the VM's NICs.
