@@ -138,7 +138,7 @@ func (w *poolWriter) flush(ctx context.Context, key types.NamespacedName, e *poo
 			n := 0
 			for _, c := range batch {
 				if c.alloc && c.changed {
-					n++
+					n += c.res.added
 				}
 			}
 			countAllocations(key, n)

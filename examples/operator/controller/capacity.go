@@ -20,6 +20,8 @@ import (
 // "etcdserver: request is too large" from about 44,900 IPv4 allocations, or
 // 29,000 when every IPv6 address is spelled in full (39 characters), as
 // TestStatusMapCeiling measures. The default stays 30% below the lower one.
+// A dual-stack pool keeps both families in one status: each family hands
+// out at most half the limit (see poolLimit).
 const DefaultMaxAllocations = 20000
 
 // CapacityLimitedType is the IPPool condition that is True while the pool

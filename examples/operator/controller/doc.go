@@ -20,6 +20,17 @@
 // newer status gives to another MAC is never handed out, even by two
 // processes that both believe they lead.
 //
+// # Dual stack
+//
+// A pool with spec.ipv6 is cached as one poolSet of two ipam.Pools, rebuilt
+// together (CacheReady covers both) and written together in one status
+// write (status.allocated and status.ipv6.allocated). A NIC gets its IPv4
+// address first, then its IPv6 address; when only the IPv6 part cannot give
+// one, the NIC keeps its IPv4 address and the claim's Ready is False with
+// reason IPv6Exhausted, IPv6CapacityLimited or IPv6AllocationFailed. The
+// allocation limit applies to each part, and is half the operator's for a
+// dual-stack pool (both parts share one status object).
+//
 // # Capacity
 //
 // One IPPool's status holds every allocation and must fit in one etcd
@@ -41,5 +52,8 @@
 // Per pool, in controller-runtime's registry (labels namespace and pool):
 // vmnetkit_ippool_size_addresses, _used_addresses, _available_addresses,
 // _max_allocations, _restore_problems, _cache_ready (0 or 1) and the counter
-// vmnetkit_ippool_allocations_total. A deleted pool's series are removed.
+// vmnetkit_ippool_allocations_total (addresses of both families); for the
+// IPv6 part of a dual-stack pool, vmnetkit_ippool_ipv6_size_addresses,
+// _ipv6_used_addresses and _ipv6_available_addresses. A deleted pool's
+// series are removed.
 package controller

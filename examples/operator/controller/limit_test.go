@@ -18,16 +18,25 @@ func TestPoolLimit(t *testing.T) {
 	tests := []struct {
 		name string
 		spec *int32
+		dual bool // spec.ipv6 set
 		flag int
-		want int
+		want int // per family
 	}{
 		{name: "no spec limit", spec: nil, flag: 20000, want: 20000},
 		{name: "spec lowers it", spec: ptr.To[int32](500), flag: 20000, want: 500},
 		{name: "spec cannot raise it", spec: ptr.To[int32](50000), flag: 20000, want: 20000},
+		{name: "dual stack: each family half of the status budget", dual: true, flag: 20000, want: 10000},
+		{name: "dual stack: spec counts per family", spec: ptr.To[int32](500), dual: true, flag: 20000, want: 500},
+		{name: "dual stack: spec cannot raise the half", spec: ptr.To[int32](15000), dual: true, flag: 20000, want: 10000},
+		{name: "dual stack: a limit of 1 stays 1", dual: true, flag: 1, want: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := poolLimit(v1alpha1.IPPoolSpec{MaxAllocations: tt.spec}, tt.flag); got != tt.want {
+			spec := v1alpha1.IPPoolSpec{MaxAllocations: tt.spec}
+			if tt.dual {
+				spec.IPv6 = &v1alpha1.IPPoolIPv6Spec{CIDR: "fd00::/64"}
+			}
+			if got := poolLimit(spec, tt.flag); got != tt.want {
 				t.Errorf("poolLimit() = %d, want %d", got, tt.want)
 			}
 		})

@@ -6,6 +6,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
 // poolLabels are the labels of every per-pool metric: the IPPool's namespace
@@ -42,12 +44,28 @@ var (
 	}, poolLabels)
 	poolAllocations = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "vmnetkit_ippool_allocations_total",
-		Help: "Addresses handed out by this process (written to the IPPool's status); rate() gives allocations per second.",
+		Help: "Addresses handed out by this process (written to the IPPool's status), both families of a dual-stack pool; rate() gives allocations per second.",
+	}, poolLabels)
+
+	// The IPv6 part of a dual-stack IPPool (status.ipv6); the gauges above
+	// count spec.cidr's part. A pool without an IPv6 part has no series.
+	poolIPv6Size = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "vmnetkit_ippool_ipv6_size_addresses",
+		Help: "Usable addresses in the range of the IPPool's IPv6 part (status.ipv6.size).",
+	}, poolLabels)
+	poolIPv6Used = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "vmnetkit_ippool_ipv6_used_addresses",
+		Help: "Addresses the IPPool's IPv6 part has handed out to MACs (status.ipv6.used).",
+	}, poolLabels)
+	poolIPv6Available = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "vmnetkit_ippool_ipv6_available_addresses",
+		Help: "Addresses of the IPPool's IPv6 part still free (status.ipv6.available).",
 	}, poolLabels)
 )
 
 func init() {
-	metrics.Registry.MustRegister(poolSize, poolUsed, poolAvailable, poolLimitGauge, poolRestoreProblems, poolCacheReady, poolAllocations)
+	metrics.Registry.MustRegister(poolSize, poolUsed, poolAvailable, poolLimitGauge, poolRestoreProblems, poolCacheReady, poolAllocations,
+		poolIPv6Size, poolIPv6Used, poolIPv6Available)
 }
 
 // observe sets the gauges of pool key from e, which the caller holds locked.
@@ -74,6 +92,23 @@ func observe(key types.NamespacedName, e *poolEntry, limit int) {
 			g.vec.With(l).Set(f)
 		}
 	}
+	six := e.obj.Status.IPv6
+	for _, g := range []struct {
+		vec *prometheus.GaugeVec
+		v   func(*v1alpha1.IPPoolFamilyStatus) string
+	}{
+		{poolIPv6Size, func(s *v1alpha1.IPPoolFamilyStatus) string { return s.Size }},
+		{poolIPv6Used, func(s *v1alpha1.IPPoolFamilyStatus) string { return s.Used }},
+		{poolIPv6Available, func(s *v1alpha1.IPPoolFamilyStatus) string { return s.Available }},
+	} {
+		if six == nil {
+			g.vec.Delete(l)
+			continue
+		}
+		if f, err := strconv.ParseFloat(g.v(six), 64); err == nil {
+			g.vec.With(l).Set(f)
+		}
+	}
 }
 
 // countAllocations adds n addresses handed out to pool key's counter.
@@ -86,7 +121,8 @@ func countAllocations(key types.NamespacedName, n int) {
 // forget removes every metric of pool key: a deleted pool has no series.
 func forget(key types.NamespacedName) {
 	for _, vec := range []*prometheus.MetricVec{poolSize.MetricVec, poolUsed.MetricVec, poolAvailable.MetricVec,
-		poolLimitGauge.MetricVec, poolRestoreProblems.MetricVec, poolCacheReady.MetricVec, poolAllocations.MetricVec} {
+		poolLimitGauge.MetricVec, poolRestoreProblems.MetricVec, poolCacheReady.MetricVec, poolAllocations.MetricVec,
+		poolIPv6Size.MetricVec, poolIPv6Used.MetricVec, poolIPv6Available.MetricVec} {
 		vec.DeleteLabelValues(key.Namespace, key.Name)
 	}
 }

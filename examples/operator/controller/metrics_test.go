@@ -93,3 +93,39 @@ func TestPoolMetrics(t *testing.T) {
 		return len(got) == 0, fmt.Sprint(got)
 	})
 }
+
+// TestPoolMetricsDualStack checks the IPv6 part's series of a dual-stack
+// pool beside the IPv4 part's, the limit per family (half the operator's),
+// and allocations_total counting the addresses of both families.
+func TestPoolMetricsDualStack(t *testing.T) {
+	cfg := apiServer(t)
+	c := kubetest.NewClient(t, cfg, scheme)
+	ctx := context.Background()
+	ns := kubetest.CreateNamespace(t, c, "metrics-dual")
+	createPool(t, c, ns, "dual", v1alpha1.IPPoolSpec{Network: "vm-net", CIDR: "10.71.0.0/24", RangeStart: "10.71.0.10", RangeEnd: "10.71.0.19",
+		IPv6: &v1alpha1.IPPoolIPv6Spec{CIDR: "fd00:71::/64"}})
+	m := startManagerWith(t, cfg, ns, "epoch-metrics-dual", nil, controller.Options{MaxAllocations: 14})
+	waitPoolsReady(t, c, ns, m.epoch, "dual")
+	for i := range 3 {
+		if err := c.Create(ctx, claimOn(ns, fmt.Sprintf("vm-%d", i), fmt.Sprintf("52:54:00:71:00:%02x", i), "dual")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitClaimsReady(t, c, ns, 3)
+	want := map[string]float64{
+		"vmnetkit_ippool_size_addresses":           10,
+		"vmnetkit_ippool_used_addresses":           3,
+		"vmnetkit_ippool_available_addresses":      7,
+		"vmnetkit_ippool_ipv6_size_addresses":      1<<64 - 1, // as float64: approximate
+		"vmnetkit_ippool_ipv6_used_addresses":      3,
+		"vmnetkit_ippool_ipv6_available_addresses": 1<<64 - 4,
+		"vmnetkit_ippool_max_allocations":          7,
+		"vmnetkit_ippool_cache_ready":              1,
+		"vmnetkit_ippool_restore_problems":         0,
+		"vmnetkit_ippool_allocations_total":        6,
+	}
+	kubetest.Eventually(t, 10*time.Second, "the pool's series", func() (bool, string) {
+		diff := cmp.Diff(want, poolMetrics(t, ns, "dual"))
+		return diff == "", "(-want +got):\n" + diff
+	})
+}

@@ -92,6 +92,7 @@ type allocation struct {
 	addr  netip.Addr // from spec.cidr's part
 	addr6 netip.Addr // from the IPv6 part; zero in a single-stack pool or when err6 is set
 	err6  error      // why a dual-stack pool gave addr but no addr6
+	added int        // addresses handed out by this call (0, 1 or 2)
 }
 
 // allocateNIC gives mac an address of each part of s, spec.cidr's first,
@@ -111,11 +112,17 @@ func allocateNIC(s *poolSet, key types.NamespacedName, mac string, want netip.Ad
 		part = "IPv4" // the pool's only part needs no name
 	}
 	res.addr, changed, err = take(s.cidr, key, part, mac, want4, most)
+	if changed {
+		res.added++
+	}
 	if err != nil || s.ipv6 == nil {
 		return res, changed, err
 	}
 	var changed6 bool
 	res.addr6, changed6, res.err6 = take(s.ipv6, key, "IPv6", mac, want6, most)
+	if changed6 {
+		res.added++
+	}
 	return res, changed || changed6, nil
 }
 

@@ -85,8 +85,11 @@ func (s IPPoolSpec) ParseIPv6Spec() (ipam.Spec, bool, error) {
 // Validate reports whether the operator can serve s: nil, or the
 // errors.Join of one *ipam.FieldError per bad field (each wraps
 // ipam.ErrInvalidSpec), the IPv4 part's first (ParseSpec), then the IPv6
-// part's (ParseIPv6Spec, then ParseIPv6Options), in field order. In a
-// dual-stack pool, cidr must be an IPv4 prefix.
+// part's (ParseIPv6Spec), in field order. In a dual-stack pool, cidr must
+// be an IPv4 prefix. The DHCP options of either family are not its
+// concern: the DHCP agent checks them (the IPv6 part's with
+// ParseOptions), drops a bad one and reports it, and serves the rest, so
+// a typo in a DNS server never stops a pool from handing out addresses.
 func (s IPPoolSpec) Validate() error {
 	_, err4 := s.ParseSpec()
 	errs := []error{err4}
@@ -95,14 +98,15 @@ func (s IPPoolSpec) Validate() error {
 			errs = append(errs, &ipam.FieldError{Field: "cidr", Value: s.CIDR, Err: errNotIPv4})
 		}
 		_, _, err6 := s.ParseIPv6Spec()
-		_, err := s.IPv6.ParseOptions()
-		errs = append(errs, err6, err)
+		errs = append(errs, err6)
 	}
 	return errors.Join(errs...)
 }
 
 // IPv6Options are the DHCPv6 options of an IPv6 part, parsed: what a DHCPv6
-// agent serves beside each address.
+// agent serves beside each address. It is not an API type.
+//
+// +kubebuilder:object:generate=false
 type IPv6Options struct {
 	DNS               []netip.Addr
 	DomainSearch      []string

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vmnetkit/vmnetkit/ipam"
@@ -26,58 +27,62 @@ func dualStack() IPPoolSpec {
 	}
 }
 
-// TestValidateNamesIPv6Fields checks IPPoolSpec.Validate: each bad field of
-// the IPv6 part is an ipam.FieldError named as the IPPool names it, below
-// ipv6, after the IPv4 part's; a /64 or wider range is valid (no cap).
+// TestValidateNamesIPv6Fields checks IPPoolSpec.Validate: each bad address
+// field of the IPv6 part is an ipam.FieldError named as the IPPool names
+// it, below ipv6, after the IPv4 part's; a /64 or wider range is valid (no
+// cap). A bad DHCPv6 option does not stop the operator (the agent drops it
+// and serves the rest, as for IPv4): Validate accepts it and
+// ParseOptions names it.
 func TestValidateNamesIPv6Fields(t *testing.T) {
 	tests := []struct {
-		name   string
-		change func(s *IPPoolSpec)
-		want   []string // the FieldErrors' fields, in order; nil: valid
+		name    string
+		change  func(s *IPPoolSpec)
+		want    []string // Validate's FieldErrors' fields, in order; nil: valid
+		options []string // ParseOptions' FieldErrors' fields; nil: none
 	}{
-		{"valid dual stack", func(*IPPoolSpec) {}, nil},
-		{"a /64 range has no cap", func(s *IPPoolSpec) { s.IPv6.RangeStart, s.IPv6.Exclude = "", nil }, nil},
+		{"valid dual stack", func(*IPPoolSpec) {}, nil, nil},
+		{"a /64 range has no cap", func(s *IPPoolSpec) { s.IPv6.RangeStart, s.IPv6.Exclude = "", nil }, nil, nil},
 		{"a /48 range has no cap", func(s *IPPoolSpec) {
 			s.IPv6 = &IPPoolIPv6Spec{CIDR: "fd00:30::/48"}
-		}, nil},
+		}, nil, nil},
 		{"IPv6-only pool without spec.ipv6 is still valid", func(s *IPPoolSpec) {
 			*s = IPPoolSpec{CIDR: "fd00:30::/64", Router: "fd00:30::1"}
-		}, nil},
+		}, nil, nil},
 		{"zero lifetimes are not set", func(s *IPPoolSpec) {
 			s.IPv6.PreferredLifetime, s.IPv6.ValidLifetime = &metav1.Duration{}, &metav1.Duration{}
-		}, nil},
+		}, nil, nil},
 		{"spec.cidr IPv6 beside spec.ipv6", func(s *IPPoolSpec) {
 			s.CIDR, s.ServerIP, s.Router, s.RangeStart, s.RangeEnd = "fd00:31::/64", "", "", "", ""
-		}, []string{"cidr"}},
-		{"ipv6.cidr IPv4", func(s *IPPoolSpec) { s.IPv6 = &IPPoolIPv6Spec{CIDR: "10.0.0.0/24"} }, []string{"ipv6.cidr"}},
-		{"ipv6.cidr host bits", func(s *IPPoolSpec) { s.IPv6.CIDR = "fd00:30::1/64" }, []string{"ipv6.cidr"}},
-		{"ipv6.cidr missing", func(s *IPPoolSpec) { s.IPv6.CIDR = "" }, []string{"ipv6.cidr"}},
+		}, []string{"cidr"}, nil},
+		{"ipv6.cidr IPv4", func(s *IPPoolSpec) { s.IPv6 = &IPPoolIPv6Spec{CIDR: "10.0.0.0/24"} }, []string{"ipv6.cidr"}, nil},
+		{"ipv6.cidr host bits", func(s *IPPoolSpec) { s.IPv6.CIDR = "fd00:30::1/64" }, []string{"ipv6.cidr"}, nil},
+		{"ipv6.cidr missing", func(s *IPPoolSpec) { s.IPv6.CIDR = "" }, []string{"ipv6.cidr"}, nil},
 		{"ipv6.rangeStart and rangeEnd", func(s *IPPoolSpec) {
 			s.IPv6.RangeStart, s.IPv6.RangeEnd = "fd00:30::zz", "end"
-		}, []string{"ipv6.rangeStart", "ipv6.rangeEnd"}},
+		}, []string{"ipv6.rangeStart", "ipv6.rangeEnd"}, nil},
 		{"ipv6.exclude keeps its index", func(s *IPPoolSpec) {
 			s.IPv6.Exclude = []string{"fd00:30::5", "fd00:30::6", "fd00:30::7/64"}
-		}, []string{"ipv6.exclude[2]"}},
+		}, []string{"ipv6.exclude[2]"}, nil},
 		{"ipv6.reserved keeps its index", func(s *IPPoolSpec) {
 			s.IPv6.Reserved = []string{"fd00:30::1", "router"}
-		}, []string{"ipv6.reserved[1]"}},
+		}, []string{"ipv6.reserved[1]"}, nil},
 		{"ipv6.dns IPv4 and garbage", func(s *IPPoolSpec) {
 			s.IPv6.DNS = []string{"fd00:30::53", "192.168.30.53", "dns", "fe80::1%eth0"}
-		}, []string{"ipv6.dns[1]", "ipv6.dns[2]", "ipv6.dns[3]"}},
+		}, nil, []string{"ipv6.dns[1]", "ipv6.dns[2]", "ipv6.dns[3]"}},
 		{"ipv6.domainSearch", func(s *IPPoolSpec) {
 			s.IPv6.DomainSearch = []string{"lab.example", "-bad.example"}
-		}, []string{"ipv6.domainSearch[1]"}},
+		}, nil, []string{"ipv6.domainSearch[1]"}},
 		{"ipv6.preferredLifetime longer than valid", func(s *IPPoolSpec) {
 			s.IPv6.PreferredLifetime = &metav1.Duration{Duration: 2 * time.Hour}
-		}, []string{"ipv6.preferredLifetime"}},
+		}, nil, []string{"ipv6.preferredLifetime"}},
 		{"ipv6.validLifetime too long, preferredLifetime negative", func(s *IPPoolSpec) {
 			s.IPv6.PreferredLifetime = &metav1.Duration{Duration: -time.Second}
 			s.IPv6.ValidLifetime = &metav1.Duration{Duration: 1 << 62}
-		}, []string{"ipv6.preferredLifetime", "ipv6.validLifetime"}},
+		}, nil, []string{"ipv6.preferredLifetime", "ipv6.validLifetime"}},
 		{"IPv4 part first, then the IPv6 part", func(s *IPPoolSpec) {
 			s.Exclude = []string{"192.168.30.77/24"}
 			s.IPv6.RangeEnd = "fd00:31::1"
-		}, []string{"exclude[0]", "ipv6.rangeEnd"}},
+		}, []string{"exclude[0]", "ipv6.rangeEnd"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,6 +98,17 @@ func TestValidateNamesIPv6Fields(t *testing.T) {
 			}
 			if (err != nil) != (tt.want != nil) || (err != nil && !errors.Is(err, ipam.ErrInvalidSpec)) {
 				t.Errorf("Validate() = %v, want an error wrapping ipam.ErrInvalidSpec exactly when fields are named", err)
+			}
+			if s.IPv6 == nil {
+				return
+			}
+			_, err = s.IPv6.ParseOptions()
+			got = nil
+			for _, fe := range ipam.FieldErrors(err) {
+				got = append(got, fe.Field)
+			}
+			if diff := cmp.Diff(tt.options, got); diff != "" {
+				t.Errorf("ParseOptions fields (-want +got):\n%s\nerror: %v", diff, err)
 			}
 		})
 	}
@@ -133,7 +149,7 @@ func TestParseIPv6Options(t *testing.T) {
 	got, err := s.ParseOptions()
 	want := IPv6Options{DNS: []netip.Addr{netip.MustParseAddr("fd00:30::53")}, DomainSearch: []string{"lab.example"},
 		PreferredLifetime: 30 * time.Minute, ValidLifetime: time.Hour}
-	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Addr) bool { return a == b })); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.EquateComparable(netip.Addr{})); diff != "" {
 		t.Errorf("ParseOptions() (-want +got):\n%s", diff)
 	}
 	if fes := ipam.FieldErrors(err); len(fes) != 1 || fes[0].Field != "ipv6.dns[1]" || fes[0].Value != "10.0.0.53" {

@@ -81,7 +81,10 @@ type IPPoolSpec struct {
 	// of addresses this pool hands out to MACs. The pool's status holds every
 	// allocation and must fit in one etcd object, so the operator's limit
 	// cannot be raised here. At the limit the pool's CapacityLimited
-	// condition is True and new claims wait.
+	// condition is True and new claims wait. In a dual-stack pool the
+	// limit applies to each family, and the operator's is halved (both
+	// families share the one status); spec.maxAllocations, if lower, is
+	// the number of addresses of each family (of NICs).
 	// +kubebuilder:validation:Minimum=1
 	// +optional
 	MaxAllocations *int32 `json:"maxAllocations,omitempty"`
@@ -95,8 +98,12 @@ type IPPoolSpec struct {
 	// (CIDR must then be IPv4), and every NIC that takes an IPv4 address from
 	// the pool also takes an IPv6 address from this part, IPv4 first. Its
 	// range has no size cap: the operator's memory follows what is
-	// allocated, not the range (a /64 is fine). Nil: IPv4 (or IPv6) only, as
-	// CIDR says.
+	// allocated, not the range (a /64 is fine). When the IPv6 part has no
+	// address for a NIC but the IPv4 part has, the NIC gets its IPv4
+	// address, its status has no ipv6Address, and its claim is Ready=False
+	// with reason IPv6Exhausted (or IPv6CapacityLimited,
+	// IPv6AllocationFailed) and one Warning Event, until an IPv6 address is
+	// free. Nil: IPv4 (or IPv6) only, as CIDR says.
 	// +optional
 	IPv6 *IPPoolIPv6Spec `json:"ipv6,omitempty"`
 }
