@@ -34,9 +34,12 @@
 // (config/rbac/role.yaml, generated from rbac.go).
 //
 // Run it with -h for the flags. The manifests in config/manager run it
-// without capabilities, which serves DHCPv4 only: a dual-stack pool also
-// needs CAP_NET_RAW in the process's effective set (root, or a file
-// capability on the binary). Binding port 67 needs root,
+// without capabilities: a dual-stack pool is then served DHCPv6 from a UDP
+// socket that joins ff02::1:2, without the frames' source MACs (a client
+// whose DUID holds no MAC and whose link-local address is not EUI-64 gets
+// no address; the agent logs it at start). CAP_NET_RAW in the process's
+// effective set (root, or a file capability on the binary) gives the
+// packet socket. Binding port 67 needs root,
 // CAP_NET_BIND_SERVICE or, in its own network namespace, the namespaced
 // sysctl net.ipv4.ip_unprivileged_port_start=67 (what config/manager
 // sets). -iface (SO_BINDTODEVICE on a socket not yet bound) needs no
@@ -296,8 +299,12 @@ func serve(ctx context.Context, c *config, a *agent.Agent, loop *serveLoop, log 
 		}
 		log.Info("DHCPv6 server DUID", "duid", fmt.Sprintf("%x", a.ServerDUID()))
 		served6 = make(chan error, 1)
+		var multicast agent.Multicast6 // nil, not a nil *packetsocket.Socket, without one
+		if mc != nil {
+			multicast = mc
+		}
 		go func() {
-			served6 <- a.Serve6(ctx, conn6, mc, c.iface)
+			served6 <- a.Serve6(ctx, conn6, multicast, c.iface)
 			cancel()
 		}()
 	}
@@ -318,6 +325,21 @@ func listen6(c *config, log logr.Logger) (*net.UDPConn, *packetsocket.Socket, er
 		return nil, nil, errors.New("the pool has an IPv6 part, and DHCPv6 needs -iface: clients multicast to ff02::1:2 on a link, read with a packet socket")
 	}
 	mc, err := packetsocket.Listen(c.iface)
+	if errors.Is(err, syscall.EPERM) {
+		// No CAP_NET_RAW: a UDP socket in the group, without the frames'
+		// MACs.
+		log.Error(err, "DHCPv6 without a packet socket (it needs CAP_NET_RAW): clients are found by the MAC in their DUID or EUI-64 link-local address only, not by their frame's source MAC")
+		conn6, err := udpsocket.ListenIPv6Group(c.iface, c.listen6)
+		if err != nil {
+			return nil, nil, err
+		}
+		if c.rcvbuf > 0 {
+			if granted, err := udpsocket.SetReceiveBuffer(conn6, c.rcvbuf); err != nil {
+				log.Error(err, "DHCPv6 socket receive buffer", "socket", "udp6", "asked", c.rcvbuf, "granted", granted)
+			}
+		}
+		return conn6, nil, nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("DHCPv6 packet socket: %w", err)
 	}

@@ -109,3 +109,31 @@ func TestNetns6Identity(t *testing.T) {
 		})
 	}
 }
+
+// TestNetns6WithoutPacketSocket: the command's fallback without
+// CAP_NET_RAW, one UDP socket that joins ff02::1:2, serves dhclient -6
+// with its DUID-LLT, and a DUID-UUID client by its EUI-64 link-local
+// address; each message is answered once.
+func TestNetns6WithoutPacketSocket(t *testing.T) {
+	uuid := []byte{0, 4, 0x6f, 0x1c, 0x9e, 0x10, 0x4b, 0x1d, 0x4e, 0x8a, 0x9c, 0x3e, 0x2a, 0x61, 0x7d, 0x05, 0x11, 0x42}
+	for _, tc := range []struct {
+		name, source string
+		duid         []byte
+	}{{"DUID-LLT", "duid", nil}, {"DUID-UUID", "link-local", uuid}} {
+		t.Run(tc.name, func(t *testing.T) {
+			const mac = "52:54:00:aa:00:07"
+			l := newLab6With(t, false, mac, map[string]string{"2001:db8:30::7": mac})
+			netnstest.LinkLocal(t, l.p.ClientNS, l.p.ClientIf)
+			c := netnstest.StartClient6(t, netnstest.Dhclient, l.p, netnstest.Client6Config{DUID: tc.duid})
+			checkBound(t, l, c.Wait("a binding", 20*time.Second, isBound), "2001:db8:30::7")
+			waitFor(t, "the agent to log its REPLY", func() bool { return len(l.sources()) > 0 })
+			if got := l.sources(); !slices.Equal(got, []string{tc.source}) {
+				t.Errorf("the agent found the client's MAC from %v, want %s", got, tc.source)
+			}
+			s := l.a.Stats6(time.Now())
+			if s.Received != s.Offers+s.Acks || s.Drops != 0 {
+				t.Errorf("received %d messages, answered %d+%d, dropped %d: each once, none dropped", s.Received, s.Offers, s.Acks, s.Drops)
+			}
+		})
+	}
+}

@@ -97,6 +97,13 @@ type lab6 struct {
 
 func newLab6(t *testing.T, clientMAC string, allocated6 map[string]string, opts ...Option) *lab6 {
 	t.Helper()
+	return newLab6With(t, true, clientMAC, allocated6, opts...)
+}
+
+// newLab6With is newLab6 with (packet true) or without the packet socket:
+// without, the agent's command's fallback, one UDP socket in the group.
+func newLab6With(t *testing.T, packet bool, clientMAC string, allocated6 map[string]string, opts ...Option) *lab6 {
+	t.Helper()
 	netnstest.Require(t)
 	l := &lab6{p: netnstest.NewPair(t, clientMAC, lab6Server, "10.77.0.2/24"), logs: &logBuffer{},
 		path: filepath.Join(t.TempDir(), "pool.json")}
@@ -111,12 +118,18 @@ func newLab6(t *testing.T, clientMAC string, allocated6 map[string]string, opts 
 	if err := file.Load(); err != nil {
 		t.Fatal(err)
 	}
-	var mc *packetsocket.Socket
+	var mc Multicast6
 	var conn6 *net.UDPConn
 	if err := netnstest.In(l.p.ServerNS, func() (err error) {
-		if mc, err = packetsocket.Listen(l.p.ServerIf); err != nil {
+		if !packet {
+			conn6, err = udpsocket.ListenIPv6Group(l.p.ServerIf, netip.MustParseAddrPort("[::]:547"))
 			return err
 		}
+		ps, err := packetsocket.Listen(l.p.ServerIf)
+		if err != nil {
+			return err
+		}
+		mc = ps
 		conn6, err = udpsocket.ListenIPv6(l.p.ServerIf, netip.MustParseAddrPort("[::]:547"))
 		return err
 	}); err != nil {

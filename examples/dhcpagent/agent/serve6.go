@@ -39,8 +39,13 @@ var errNoIPv6 = errors.New("the pool has no IPv6 part (spec.ipv6)")
 // answered twice), each on a goroutine of its own, and sends every reply
 // through conn: to the client's link-local address on zone (the
 // interface's name) port 546, or inside RELAY-REPL to the relay it came
-// from. A nil mc reads from conn alone (which must then receive the
-// multicast itself; the agent's command always gives one).
+// from. A nil mc reads from conn alone, which must then receive the
+// multicasts itself (udpsocket.ListenIPv6Group, what the command falls
+// back to without CAP_NET_RAW): clients are then found by their DUID and
+// EUI-64 link-local address only, and since the socket cannot tell a
+// multicast from a unicast, every message is taken as multicast (a client
+// that unicasts without being invited to is answered rather than told to
+// use multicast).
 //
 // The decision is dhcp6.Decide, from the table version being served (the
 // one the DHCPv4 side serves, swapped with it), the agent's DUID
@@ -61,7 +66,7 @@ func (a *Agent) Serve6(ctx context.Context, conn Conn, mc Multicast6, zone strin
 	a.log.Info("serving DHCPv6", "addr", conn.LocalAddr().String(), "multicast", mc != nil, "interface", zone)
 	errc := make(chan error, 2)
 	n := 1
-	go func() { errc <- a.readUnicast6(conn, zone) }()
+	go func() { errc <- a.readUnicast6(conn, zone, mc != nil) }()
 	if mc != nil {
 		n++
 		go func() { errc <- a.readMulticast6(mc, conn, zone) }()
@@ -115,15 +120,16 @@ func (a *Agent) readMulticast6(mc Multicast6, w replyWriter, zone string) error 
 }
 
 // readUnicast6 answers what conn reads until it fails: what relays send
-// (and clients that unicast, which the decision tells to use multicast).
-func (a *Agent) readUnicast6(conn Conn, zone string) error {
+// (and clients that unicast, which the decision tells to use multicast);
+// with unicastOnly false, the clients' multicasts too.
+func (a *Agent) readUnicast6(conn Conn, zone string, unicastOnly bool) error {
 	s := newScratch6()
 	for {
 		n, peer, err := conn.ReadFromUDPAddrPort(s.buf)
 		if err != nil {
 			return err
 		}
-		arr := dhcp6.Arrival{Source: peer.Addr().WithZone(""), Unicast: true}
+		arr := dhcp6.Arrival{Source: peer.Addr().WithZone(""), Unicast: unicastOnly}
 		a.handle6(s, conn, s.buf[:n], arr, peer, zone)
 	}
 }

@@ -24,6 +24,21 @@ import (
 // It is a *net.UDPConn: its reads are rare (relayed traffic only) and go
 // through Go's network poller; writes are one sendmsg each.
 func ListenIPv6(iface string, addr netip.AddrPort) (*net.UDPConn, error) {
+	return listenIPv6(iface, addr, false)
+}
+
+// ListenIPv6Group is ListenIPv6 for a server without a packet socket
+// (no CAP_NET_RAW): the socket also joins ff02::1:2 on iface (required),
+// so it receives the clients' multicasts too, without their frame's
+// source MAC, and cannot tell them from unicast ones.
+func ListenIPv6Group(iface string, addr netip.AddrPort) (*net.UDPConn, error) {
+	if iface == "" {
+		return nil, fmt.Errorf("udpsocket: listen on %s: joining ff02::1:2 needs an interface", addr)
+	}
+	return listenIPv6(iface, addr, true)
+}
+
+func listenIPv6(iface string, addr netip.AddrPort, join bool) (*net.UDPConn, error) {
 	if !addr.Addr().Is6() || addr.Addr().Is4In6() {
 		return nil, fmt.Errorf("udpsocket: listen on %s: not an IPv6 address", addr)
 	}
@@ -43,6 +58,17 @@ func ListenIPv6(iface string, addr netip.AddrPort) (*net.UDPConn, error) {
 			if iface != "" && opErr == nil {
 				if err := unix.BindToDevice(int(fd), iface); err != nil {
 					opErr = fmt.Errorf("SO_BINDTODEVICE: %w", err)
+				}
+			}
+			if join && opErr == nil {
+				ifi, err := net.InterfaceByName(iface)
+				if err != nil {
+					opErr = err
+					return
+				}
+				mreq := &unix.IPv6Mreq{Multiaddr: [16]byte{0xff, 0x02, 13: 1, 15: 2}, Interface: uint32(ifi.Index)}
+				if err := unix.SetsockoptIPv6Mreq(int(fd), unix.IPPROTO_IPV6, unix.IPV6_JOIN_GROUP, mreq); err != nil {
+					opErr = fmt.Errorf("join ff02::1:2: %w", err)
 				}
 			}
 		})

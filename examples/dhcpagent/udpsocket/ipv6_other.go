@@ -12,3 +12,8 @@ import (
 func ListenIPv6(iface string, addr netip.AddrPort) (*net.UDPConn, error) {
 	return net.ListenUDP("udp6", net.UDPAddrFromAddrPort(addr))
 }
+
+// ListenIPv6Group outside Linux is ListenIPv6: no group is joined.
+func ListenIPv6Group(iface string, addr netip.AddrPort) (*net.UDPConn, error) {
+	return ListenIPv6(iface, addr)
+}
