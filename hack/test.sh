@@ -72,12 +72,15 @@ export KUBEBUILDER_ASSETS
 echo "KUBEBUILDER_ASSETS=$KUBEBUILDER_ASSETS"
 
 # The DHCP agent's end-to-end tests build test hosts in network namespaces
-# and run real DHCP clients in them (ISC dhclient, busybox udhcpc, dhcpcd).
+# and run real DHCP clients in them (ISC dhclient, busybox udhcpc, dhcpcd;
+# dhclient -6 and dhcpcd for DHCPv6), and ISC Kea's DHCPv6 server for the
+# DHCPv6 client harness's own test.
 missing=""
 command -v ip >/dev/null || missing="$missing iproute2"
 command -v dhclient >/dev/null || missing="$missing isc-dhcp-client"
 command -v udhcpc >/dev/null || missing="$missing udhcpc"
 command -v dhcpcd >/dev/null || missing="$missing dhcpcd-base"
+command -v kea-dhcp6 >/dev/null || missing="$missing kea-dhcp6-server"
 if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	step "installing$missing for the network-namespace tests"
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing

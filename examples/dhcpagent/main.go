@@ -1,9 +1,22 @@
-// Command dhcpagent serves the DHCPv4 leases of one vmnetkit IPPool.
+// Command dhcpagent serves the DHCPv4 leases of one vmnetkit IPPool, and
+// the DHCPv6 leases of its IPv6 part (spec.ipv6, status.ipv6).
 //
-// It reads the pool from one of two sources, builds the lease table, and
+// It reads the pool from one of two sources, builds the lease tables, and
 // answers DISCOVER, REQUEST and INFORM on one interface, and takes note of
-// DECLINE and RELEASE. Whenever the pool changes it swaps in a new table,
-// logging the adds, updates and removes.
+// DECLINE and RELEASE; for a dual-stack pool also SOLICIT, REQUEST, RENEW,
+// REBIND, CONFIRM and INFORMATION-REQUEST, and DHCPv6 DECLINE and RELEASE.
+// Whenever the pool changes it swaps in new tables, logging the adds,
+// updates and removes.
+//
+// DHCPv6 needs -iface: clients multicast to ff02::1:2, and the agent reads
+// those messages with an AF_PACKET socket on the interface (CAP_NET_RAW),
+// which gives each frame's source MAC: the client's identity when its DUID
+// holds no MAC (DUID-UUID, DUID-EN) and its link-local address is not
+// EUI-64. It binds -listen6 ([::]:547) for what relays send and for every
+// reply. It names itself by -duid, by default a DUID-UUID derived from the
+// pool's namespace and name, so that a restarted agent (or a replica) is
+// the server clients already know. DHCPv6 starts when the first version
+// of the pool has an IPv6 part; an IPv6 part added later needs a restart.
 //
 //	go run ./examples/dhcpagent -pool pool.json -iface eth0
 //	go run ./examples/dhcpagent -kubeconfig ~/.kube/config -ippool default/lab -iface eth0
@@ -20,7 +33,13 @@
 // ippools.network.vmnetkit.dev and create and patch on events
 // (config/rbac/role.yaml, generated from rbac.go).
 //
-// Run it with -h for the flags. Binding port 67 needs root,
+// Run it with -h for the flags. The manifests in config/manager run it
+// without capabilities: a dual-stack pool is then served DHCPv6 from a UDP
+// socket that joins ff02::1:2, without the frames' source MACs (a client
+// whose DUID holds no MAC and whose link-local address is not EUI-64 gets
+// no address; the agent logs it at start). CAP_NET_RAW in the process's
+// effective set (root, or a file capability on the binary) gives the
+// packet socket. Binding port 67 needs root,
 // CAP_NET_BIND_SERVICE or, in its own network namespace, the namespaced
 // sysctl net.ipv4.ip_unprivileged_port_start=67 (what config/manager
 // sets). -iface (SO_BINDTODEVICE on a socket not yet bound) needs no
@@ -49,6 +68,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strings"
@@ -63,6 +83,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/packetsocket"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
@@ -83,6 +104,8 @@ type config struct {
 	namespace, name          string
 	iface                    string
 	listen                   *net.UDPAddr
+	listen6                  netip.AddrPort
+	duid                     []byte // -duid; nil: the pool's (poolDUID)
 	poll, probation, summary time.Duration
 	rcvbuf                   int
 	cpuProfile               string
@@ -103,6 +126,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	c.AddKubeconfig(fs)
 	fs.StringVar(&c.iface, "iface", "", "serve only this network `interface` (SO_BINDTODEVICE); empty: every interface")
 	listen := fs.String("listen", "0.0.0.0:67", "the UDP `address` to listen on")
+	listen6 := fs.String("listen6", "[::]:547", "the UDP `address` to listen on for DHCPv6 (relayed messages, and every reply's source), when the pool has an IPv6 part (spec.ipv6); clients' multicasts to ff02::1:2 are read on -iface with a packet socket")
+	duid := fs.String("duid", "", "the DHCPv6 server `DUID` in hex (00:04:...); empty: a DUID-UUID named after the pool's namespace/name, the same across restarts and replicas")
 	fs.DurationVar(&c.poll, "poll", 30*time.Second, "with -pool: also check the file this often, a fallback for file systems that send no inotify events")
 	fs.DurationVar(&c.probation, "probation", probation.DefaultPeriod, "how long an address a client declined (DHCPDECLINE: another host uses it) is not offered again; 0: not held back")
 	fs.DurationVar(&c.summary, "summary", time.Minute, "log a summary of the traffic this often; 0: never")
@@ -143,6 +168,14 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 		return nil, fmt.Errorf("-listen %q: %w", *listen, err)
 	}
 	c.listen = laddr
+	if c.listen6, err = netip.ParseAddrPort(*listen6); err != nil || !c.listen6.Addr().Is6() {
+		return nil, fmt.Errorf("-listen6 %q: want an IPv6 address and port, like [::]:547", *listen6)
+	}
+	if *duid != "" {
+		if c.duid, err = parseDUID(*duid); err != nil {
+			return nil, err
+		}
+	}
 	c.logger = logging.Logger()
 	return c, nil
 }
@@ -185,6 +218,11 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		opts = append(opts, agent.WithDeclineHook(agent.DeclineEvents(
 			func() *unstructured.Unstructured { return watch.Latest() }, recorder)))
 	}
+	duid, err := c.serverDUID()
+	if err != nil {
+		return err
+	}
+	opts = append(opts, agent.WithServerDUID(duid))
 	a := agent.New(nil, opts...)
 	loop := &serveLoop{}
 	// The probes answer from the start: not ready while the first load
@@ -230,7 +268,7 @@ func serve(ctx context.Context, c *config, a *agent.Agent, loop *serveLoop, log 
 	}
 	if addr, on := command.BindAddress(c.MetricsAddr); on {
 		reg := prometheus.NewRegistry()
-		reg.MustRegister(a.Collector())
+		reg.MustRegister(a.Collector(), a.Collector6())
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 		bound, closeMetrics, err := listenHTTP(addr, mux)
@@ -247,6 +285,95 @@ func serve(ctx context.Context, c *config, a *agent.Agent, loop *serveLoop, log 
 	if c.summary > 0 {
 		go a.Summarize(ctx, c.summary)
 	}
+	// DHCPv6 beside DHCPv4: either ending ends both.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var served6 chan error
+	if a.Table6() == nil {
+		log.Info("DHCPv6 off: the pool has no IPv6 part (spec.ipv6); one added later needs a restart")
+	} else {
+		conn6, mc, err := listen6(c, log)
+		if err != nil {
+			conn.Close()
+			return err
+		}
+		log.Info("DHCPv6 server DUID", "duid", fmt.Sprintf("%x", a.ServerDUID()))
+		served6 = make(chan error, 1)
+		var multicast agent.Multicast6 // nil, not a nil *packetsocket.Socket, without one
+		if mc != nil {
+			multicast = mc
+		}
+		go func() {
+			served6 <- a.Serve6(ctx, conn6, multicast, c.iface)
+			cancel()
+		}()
+	}
 	defer loop.stop()
-	return a.Serve(ctx, loop.wrap(conn))
+	err = a.Serve(ctx, loop.wrap(conn))
+	if served6 == nil {
+		return err
+	}
+	cancel()
+	return errors.Join(err, <-served6)
+}
+
+// listen6 opens the DHCPv6 sockets: the packet socket on -iface for the
+// multicasts, the unicast UDP socket on -listen6 for relays and replies,
+// each with the -rcvbuf receive buffer.
+func listen6(c *config, log logr.Logger) (*net.UDPConn, *packetsocket.Socket, error) {
+	if c.iface == "" {
+		return nil, nil, errors.New("the pool has an IPv6 part, and DHCPv6 needs -iface: clients multicast to ff02::1:2 on a link, read with a packet socket")
+	}
+	mc, err := packetsocket.Listen(c.iface)
+	if errors.Is(err, syscall.EPERM) {
+		// No CAP_NET_RAW: a UDP socket in the group, without the frames'
+		// MACs.
+		log.Error(err, "DHCPv6 without a packet socket (it needs CAP_NET_RAW): clients are found by the MAC in their DUID or EUI-64 link-local address only, not by their frame's source MAC")
+		conn6, err := udpsocket.ListenIPv6Group(c.iface, c.listen6)
+		if err != nil {
+			return nil, nil, err
+		}
+		if c.rcvbuf > 0 {
+			if granted, err := udpsocket.SetReceiveBuffer(conn6, c.rcvbuf); err != nil {
+				log.Error(err, "DHCPv6 socket receive buffer", "socket", "udp6", "asked", c.rcvbuf, "granted", granted)
+			}
+		}
+		return conn6, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("DHCPv6 packet socket: %w", err)
+	}
+	conn6, err := udpsocket.ListenIPv6(c.iface, c.listen6)
+	if err != nil {
+		mc.Close()
+		return nil, nil, err
+	}
+	if c.rcvbuf > 0 {
+		for name, s := range map[string]syscall.Conn{"packet": mc, "udp6": conn6} {
+			if granted, err := udpsocket.SetReceiveBuffer(s, c.rcvbuf); err != nil {
+				log.Error(err, "DHCPv6 socket receive buffer", "socket", name, "asked", c.rcvbuf, "granted", granted)
+			}
+		}
+	}
+	return conn6, mc, nil
+}
+
+// serverDUID is -duid, or the pool's DUID (poolDUID): of -ippool's
+// namespace/name, or of the pool file's metadata.
+func (c *config) serverDUID() ([]byte, error) {
+	if c.duid != nil {
+		return c.duid, nil
+	}
+	if c.ippool != "" {
+		return poolDUID(c.namespace, c.name), nil
+	}
+	data, err := os.ReadFile(c.pool)
+	if err != nil {
+		return nil, err
+	}
+	p, err := poolsource.DecodePool(data)
+	if err != nil {
+		return nil, err
+	}
+	return poolDUID(p.Metadata.Namespace, p.Metadata.Name), nil
 }

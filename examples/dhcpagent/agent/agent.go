@@ -36,6 +36,12 @@ type Agent struct {
 	// The lines any client can cause, each kind limited (see logBurst).
 	declineLines, releaseLines, liftLines lineLimit
 
+	// DHCPv6 (see Serve6): the server's DUID, its counters, and the
+	// binding REPLYs, by address, for its decline window.
+	serverID  []byte
+	counters6 metrics.Counters
+	bound6    atomic.Pointer[bindings6]
+
 	mu sync.Mutex // serializes loads, so each plan is against the table it replaces
 }
 
@@ -71,11 +77,22 @@ func WithDeclineHook(fn func(Decline)) Option {
 	return func(a *Agent) { a.onDecline = fn }
 }
 
+// WithServerDUID sets the DUID the agent names itself by in DHCPv6 (the
+// SERVERID of its replies, and the one a client's REQUEST, RENEW, RELEASE
+// and DECLINE must carry). Without it the agent answers no DHCPv6
+// message. The command's rule: see its -duid flag.
+func WithServerDUID(duid []byte) Option {
+	return func(a *Agent) { a.serverID = append([]byte(nil), duid...) }
+}
+
+// ServerDUID is the DUID set by WithServerDUID.
+func (a *Agent) ServerDUID() []byte { return a.serverID }
+
 // Decline is one DECLINE the agent accepted.
 type Decline struct {
 	Pool  string     // the pool's namespace/name
 	MAC   string     // the client that declined
-	Addr  netip.Addr // the address it declined
+	Addr  netip.Addr // the address it declined (IPv4, or IPv6 for a DHCPv6 DECLINE)
 	Until time.Time  // the end of the address's probation
 }
 

@@ -70,7 +70,7 @@
 // client sends (the DECLINE's message) is logged on one line, escaped and
 // cut to 256 bytes.
 //
-// # Layers, and where DHCPv6 goes
+// # Layers
 //
 // The agent is these packages under examples/dhcpagent, each one concern:
 //
@@ -89,10 +89,41 @@
 //   - udpsocket: the socket the server reads from. Protocol-neutral.
 //   - the command (package main): flags, health, wiring.
 //
-// DHCPv6 adds a decision (dhcp6, beside dhcp4) and a codec (dhcp6wire),
-// and in this package a handler beside the DHCPv4 one: its own
-// Handle/Serve on a DHCPv6 socket, and in [Agent.Apply] a DHCPv6 table
-// built from the same Pool, kept in the same table version. The table
-// versions, the pool sources, probation, metrics and the socket are
-// shared.
+// DHCPv6 is the second handler, in the files named *6.go: the decision is
+// package dhcp6's (dhcp6.Decide, pure), the codec dhcp6wire's, and this
+// package adds what a server does around them. [Agent.Apply] builds the
+// DHCPv6 table from the same Pool (its spec.ipv6 and status.ipv6, see
+// poolsource.Pool.Config6) into the same table version (load6.go's
+// version6, in the version's v6 field), so that both families swap
+// together. [Agent.Serve6] (serve6.go) reads clients' multicasts to
+// ff02::1:2 from an AF_PACKET socket (package packetsocket), which gives
+// each frame's source MAC, and relays' unicasts from a UDP socket on
+// [::]:547 (udpsocket.ListenIPv6, unicast only, so that nothing is
+// answered twice), and replies through the UDP socket; handle6.go answers
+// one message without allocating; decline6.go keeps the binding REPLYs
+// for the decline window (bindings6.go) and applies what a decision
+// reports: a DECLINE within the window puts the address on the same
+// probation as DHCPv4's and reaches the decline hook (an Event on the
+// IPPool in API-server mode), a RELEASE and a lifted probation are logged
+// and counted. Its counters are series of their own (stats6.go,
+// [Agent.Collector6]). The table versions, the pool sources, probation
+// and metrics are shared; the server names itself by the DUID given with
+// [WithServerDUID].
+//
+// # DHCPv6: which lease a client gets
+//
+// The pool records MACs; a DHCPv6 client names itself by a DUID, which
+// holds a MAC only for DUID-LLT and DUID-LL (dhclient's and dhcpcd's
+// default, perfdhcp's). NetworkManager and systemd-networkd send DUID-UUID
+// or DUID-EN, and a link-local address may not be EUI-64 (stable privacy,
+// or set by hand). The decision tries the client's candidate MACs in
+// order (dhcp6.ClientMACs): the DUID's, the frame's source MAC, the MAC of
+// an EUI-64 link-local source (universal or locally administered), a
+// relay's client link-layer address option (RFC 6939). The frame's MAC is
+// why Serve6 reads multicasts from a packet socket: a UDP socket hides it,
+// and it is the only candidate left for a DUID-UUID client with a
+// non-EUI-64 link-local (Kea 2.2 cannot serve that client its MAC's
+// reservation; it also refuses locally administered MACs from a
+// link-local, which this rule serves). The netns tests run dhclient -6 and
+// dhcpcd with each kind of DUID and link-local.
 package agent

@@ -20,7 +20,8 @@ type version struct {
 	pool            string
 	resourceVersion string
 
-	v4 version4 // the DHCPv4 handler's
+	v4 version4  // the DHCPv4 handler's
+	v6 *version6 // the pool's IPv6 part, the DHCPv6 handler's; nil: none, DHCPv6 answers no one
 }
 
 func (v *version) store() *leasestore.Store {
@@ -35,7 +36,11 @@ type Update struct {
 	Pool     string          // the pool's namespace/name
 	Leases   int             // leases in the new table
 	Plan     leasestore.Plan // from the previous table (none: every lease is an add)
-	Problems []error         // what the load left out, in the order Config, ipam and leasestore report them
+	Problems []error         // what the load left out, in the order Config, ipam and leasestore report them, then the IPv6 part's
+	// Leases6 and Plan6 are the same for the pool's IPv6 part (spec.ipv6):
+	// zero when it has none.
+	Leases6 int
+	Plan6   leasestore.Plan
 }
 
 // Load decodes data as a poolsource.Pool and applies it; see Apply. On an
@@ -77,10 +82,22 @@ func (a *Agent) Apply(p *poolsource.Pool) (Update, error) {
 		problems = append(problems, pr) // its text names the entry
 	}
 
+	v6, problems6, err := build6(p)
+	if err != nil {
+		a.log.Error(err, "pool rejected, table unchanged", "pool", p.Name())
+		return Update{}, err
+	}
+	problems = append(problems, problems6...)
+
 	old := a.table.Swap(&version{table: store, prefix: spec.Prefix, options: store.Options(),
-		pool: p.Name(), resourceVersion: p.Metadata.ResourceVersion})
+		pool: p.Name(), resourceVersion: p.Metadata.ResourceVersion, v6: v6})
 	a.counters.Loads.Add(1)
 	u := Update{Pool: p.Name(), Leases: store.Len(), Plan: leasestore.Diff(old.store(), store), Problems: problems}
+	if v6 != nil {
+		u.Leases6, u.Plan6 = v6.store.Len(), leasestore.Diff(old.store6(), v6.store)
+	} else if old.store6() != nil {
+		u.Plan6 = leasestore.Diff(old.store6(), nil)
+	}
 	a.logUpdate(p, u)
 	if old != nil {
 		if n := old.v4.trimmed.Load(); n > 0 {
@@ -107,6 +124,24 @@ func (a *Agent) logUpdate(p *poolsource.Pool, u Update) {
 	a.log.Info("table swapped", "pool", u.Pool, "resourceVersion", p.Metadata.ResourceVersion,
 		"leases", u.Leases, "add", len(u.Plan.Add), "update", len(u.Plan.Update),
 		"remove", len(u.Plan.Remove), "problems", len(u.Problems))
+	a.logPlan(u.Plan)
+	if p6 := u.Plan6; u.Leases6 > 0 || len(p6.Add)+len(p6.Update)+len(p6.Remove) > 0 {
+		a.log.Info("IPv6 table swapped", "pool", u.Pool, "resourceVersion", p.Metadata.ResourceVersion,
+			"leases", u.Leases6, "add", len(p6.Add), "update", len(p6.Update), "remove", len(p6.Remove))
+		a.logPlan(p6)
+	}
+	for i, pr := range u.Problems {
+		if i == maxLogged {
+			a.log.Info("more problems not logged", "pool", u.Pool, "count", len(u.Problems)-i)
+			break
+		}
+		a.log.Info("problem", "pool", u.Pool, "err", pr.Error())
+	}
+}
+
+// logPlan logs a plan's adds, updates and removes, up to maxLogged of each.
+func (a *Agent) logPlan(plan leasestore.Plan) {
+	u := Update{Plan: plan}
 	for i, l := range u.Plan.Add {
 		if i == maxLogged {
 			a.log.Info("more adds not logged", "count", len(u.Plan.Add)-i)
@@ -127,12 +162,5 @@ func (a *Agent) logUpdate(p *poolsource.Pool, u Update) {
 			break
 		}
 		a.log.Info("remove", "mac", l.MAC.String(), "addr", l.Addr.String())
-	}
-	for i, pr := range u.Problems {
-		if i == maxLogged {
-			a.log.Info("more problems not logged", "pool", u.Pool, "count", len(u.Problems)-i)
-			break
-		}
-		a.log.Info("problem", "pool", u.Pool, "err", pr.Error())
 	}
 }

@@ -3,14 +3,15 @@
 // embedded, so whatever the IPPool's spec gains comes along), read from a
 // watched file ([File]) or from the API server ([IPPoolWatch]). Each
 // source delivers every new version of the pool to an [Apply], the
-// server's load, which builds its lease tables from it (the DHCPv4 table
-// today; a DHCPv6 table from the same Pool later). [Pool.Config] converts
-// the spec to the core's ipam.Spec and leasestore.Options, and the rest
-// is the server's. One DHCPv4 rule is still here: Config refuses a cidr
-// or serverIP that is not IPv4, and a pool without serverIP (the DHCPv4
-// server identifier). It is to move to the server when the pool gains
-// its IPv6 part, so that a pool that only a DHCPv6 server can serve
-// converts here too.
+// server's load, which builds its lease tables from it (the DHCPv4 table,
+// and the DHCPv6 table of a dual-stack pool). [Pool.Config] converts the
+// spec to the core's ipam.Spec and leasestore.Options, [Pool.Config6]
+// its IPv6 part (spec.ipv6, status.ipv6.allocated), and the rest is the
+// server's. One DHCPv4 rule is still here: Config refuses a cidr or
+// serverIP that is not IPv4, and a pool without serverIP (the DHCPv4
+// server identifier). So the agent serves DHCPv6 for the IPv6 part of a
+// dual-stack pool only; an IPv6-only pool (cidr IPv6, no spec.ipv6) is
+// refused until that rule moves to the server.
 package poolsource
 
 // Apply is what a source delivers each version of the pool to: the

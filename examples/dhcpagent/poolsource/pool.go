@@ -78,7 +78,8 @@ type ObjectMeta struct {
 // uses too, with its lease time read more leniently. Addresses are
 // strings so that a bad one is reported with its field name rather than
 // as a JSON syntax error. The agent requires serverIP (the DHCP server
-// identifier) and serves IPv4 only.
+// identifier) and an IPv4 cidr; spec.ipv6 (the operator's IPPoolIPv6Spec)
+// is the IPv6 part it serves by DHCPv6 (see Pool.Config6).
 type PoolSpec struct {
 	v1alpha1.IPPoolSpec
 
@@ -89,6 +90,9 @@ type PoolSpec struct {
 // PoolStatus is the pool's persisted allocation state.
 type PoolStatus struct {
 	Allocated map[string]string `json:"allocated,omitempty"`
+	// IPv6 is the allocation state of spec.ipv6 (status.ipv6.allocated,
+	// the same form as Allocated); see Pool.Config6.
+	IPv6 *FamilyStatus `json:"ipv6,omitempty"`
 }
 
 // Duration is a lease time that reads from JSON either as a Go duration

@@ -5,10 +5,12 @@
 //
 // It is protocol-neutral on purpose: the server (package agent) reads and
 // writes datagrams through it and knows nothing of how they are bound.
-// Today a Socket speaks IPv4 only (recvfrom and sendto take a
-// sockaddr_in); DHCPv6 will add a ListenIPv6 here, on port 547 with a
-// sockaddr_in6 and multicast membership, beside Listen, and the server
-// will read from it with the same loop.
+// A Socket speaks IPv4 only (recvfrom and sendto take a sockaddr_in).
+// For DHCPv6, [ListenIPv6] binds [::]:547 on the interface as a
+// *net.UDPConn that receives unicast only (IPV6_MULTICAST_ALL off, no
+// group joined): what relays send; clients' multicasts are read, with
+// their frame's source MAC, by package packetsocket, and this socket
+// sends every reply.
 package udpsocket
 
 import "errors"

@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"context"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6wire"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
+	"github.com/vmnetkit/vmnetkit/leasestore"
+)
+
+// TestIPPoolWatch6 runs the API-server mode with a dual-stack IPPool (the
+// operator's CRD, spec.ipv6 and status.ipv6 written as the operator
+// writes them): the IPv6 table follows status.ipv6.allocated, and a
+// DHCPv6 DECLINE right after the REPLY that bound the address becomes a
+// Warning event AddressDeclined on the IPPool, as a DHCPv4 DECLINE does.
+func TestIPPoolWatch6(t *testing.T) {
+	cfg := kubetest.Start(t, filepath.Join("..", "..", "operator", "config", "crd"))
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	pools := dc.Resource(poolsource.IPPoolResource).Namespace("default")
+	obj := ippoolObject(t, "lab", nil)
+	if err := unstructured.SetNestedMap(obj.Object, map[string]any{
+		"cidr": "2001:db8:30::/64", "dns": []any{lab6DNS}, "preferredLifetime": "30m", "validLifetime": "1h",
+	}, "spec", "ipv6"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pools.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	setAllocated6 := func(allocated map[string]any) {
+		t.Helper()
+		u, err := pools.Get(ctx, "lab", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := unstructured.SetNestedMap(u.Object, allocated, "status", "ipv6", "allocated"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pools.UpdateStatus(ctx, u, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setAllocated6(map[string]any{"2001:db8:30::a": macA})
+
+	recorder, stopEvents := NewEventRecorder(kc)
+	defer stopEvents()
+	var w *poolsource.IPPoolWatch
+	a := New(nil, WithLogger(logr.Discard()), WithServerDUID([]byte{0, 3, 0, 1, 2, 0, 0, 0, 0, 0x53}),
+		WithDeclineHook(DeclineEvents(func() *unstructured.Unstructured { return w.Latest() }, recorder)))
+	w = poolsource.NewIPPoolWatch(dc, "default", "lab", a.Accept, logr.Discard())
+	if err := w.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	addrOf := func(mac string) string {
+		l, ok := a.Table6().Lookup(leasestore.MustParseMAC(mac))
+		if !ok {
+			return "none"
+		}
+		return l.Addr.String()
+	}
+	if got := addrOf(macA); got != "2001:db8:30::a" {
+		t.Fatalf("after Run: macA at %s, want 2001:db8:30::a", got)
+	}
+	setAllocated6(map[string]any{"2001:db8:30::b": macB})
+	for addrOf(macB) != "2001:db8:30::b" || addrOf(macA) != "none" {
+		if ctx.Err() != nil {
+			t.Fatalf("status.ipv6 did not reach the table: macA at %s, macB at %s", addrOf(macA), addrOf(macB))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	// macB's client binds its address, then declines it.
+	duid := dhcp6wire.AppendDUIDLLT(nil, 1, leasestore.MustParseMAC(macB).As6())
+	ia := []dhcp6wire.IANA{{IAID: 1, Addrs: []dhcp6wire.IAAddr{{Addr: netip.MustParseAddr("2001:db8:30::b")}}}}
+	peer := netip.MustParseAddrPort("[fe80::1]:546")
+	s, out := newScratch6(), &discardWriter{}
+	for _, typ := range []dhcp6wire.MessageType{dhcp6wire.Request, dhcp6wire.Decline} {
+		m := dhcp6wire.AppendMessage(nil, &dhcp6wire.Message{Type: typ, TransactionID: [3]byte{0, 0, byte(typ)},
+			ClientID: duid, ServerID: a.ServerDUID(), IANA: ia, HasElapsedTime: true})
+		a.handle6(s, out, m, dhcp6.Arrival{Source: peer.Addr()}, peer, "eth0")
+	}
+	var events *corev1.EventList
+	for {
+		events, err = kc.CoreV1().Events("default").List(ctx, metav1.ListOptions{
+			FieldSelector: fields.OneTermEqualSelector("reason", "AddressDeclined").String(),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events.Items) > 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no AddressDeclined event; agent counted %+v", a.Stats6(time.Now()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e := events.Items[0]
+	if e.InvolvedObject.Kind != "IPPool" || e.InvolvedObject.Name != "lab" ||
+		!strings.HasPrefix(e.Message, "client 52:54:00:aa:00:02 declined 2001:db8:30::b ") {
+		t.Errorf("event on %s/%s: %q", e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Message)
+	}
+}
