@@ -23,8 +23,8 @@
 //     whatever it is, so a KubeVirt NIC with a 02:… MAC finds its lease
 //     (Kea 2.2 refuses to derive a locally administered MAC and serves a
 //     pool address instead, the bug this must not have);
-//  4. for a relayed message, the client link-layer address option (RFC
-//  6939. of the relay closest to the client, then the EUI-64 MAC of that
+//  4. for a relayed message, the client link-layer address option of the
+//     relay closest to the client (RFC 6939), then the EUI-64 MAC of that
 //     relay's link-local peer address. The frame's MAC and the datagram's
 //     source are the relay's, never the client's, and are not used.
 //
