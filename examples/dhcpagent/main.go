@@ -63,15 +63,11 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -83,9 +79,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/packetsocket"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 )
@@ -95,89 +89,6 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stderr)
 	stop()
 	os.Exit(command.ExitCode("dhcpagent", err, os.Stderr))
-}
-
-// config is the parsed command line.
-type config struct {
-	*command.Flags           // -kubeconfig, -metrics-bind-address, -health-probe-bind-address
-	pool, ippool             string
-	namespace, name          string
-	iface                    string
-	listen                   *net.UDPAddr
-	listen6                  netip.AddrPort
-	duid                     []byte // -duid; nil: the pool's (poolDUID)
-	poll, probation, summary time.Duration
-	rcvbuf                   int
-	cpuProfile               string
-	logger                   logr.Logger
-}
-
-func parse(args []string, stderr io.Writer) (*config, error) {
-	fs := flag.NewFlagSet("dhcpagent", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: dhcpagent (-pool file | -ippool namespace/name [-kubeconfig file]) [flags]\n\n"+
-			"Serves the DHCPv4 leases of one vmnetkit IPPool. Flags:\n")
-		fs.PrintDefaults()
-	}
-	c := &config{Flags: &command.Flags{}}
-	fs.StringVar(&c.pool, "pool", "", "read the IPPool from this JSON `file` (kubectl get ippool NAME -o json), reloaded as soon as it changes")
-	fs.StringVar(&c.ippool, "ippool", "", "watch this IPPool (`namespace/name`) in the API server instead of reading a file")
-	c.AddKubeconfig(fs)
-	fs.StringVar(&c.iface, "iface", "", "serve only this network `interface` (SO_BINDTODEVICE); empty: every interface")
-	listen := fs.String("listen", "0.0.0.0:67", "the UDP `address` to listen on")
-	listen6 := fs.String("listen6", "[::]:547", "the UDP `address` to listen on for DHCPv6 (relayed messages, and every reply's source), when the pool has an IPv6 part (spec.ipv6); clients' multicasts to ff02::1:2 are read on -iface with a packet socket")
-	duid := fs.String("duid", "", "the DHCPv6 server `DUID` in hex (00:04:...); empty: a DUID-UUID named after the pool's namespace/name, the same across restarts and replicas")
-	fs.DurationVar(&c.poll, "poll", 30*time.Second, "with -pool: also check the file this often, a fallback for file systems that send no inotify events")
-	fs.DurationVar(&c.probation, "probation", probation.DefaultPeriod, "how long an address a client declined (DHCPDECLINE: another host uses it) is not offered again; 0: not held back")
-	fs.DurationVar(&c.summary, "summary", time.Minute, "log a summary of the traffic this often; 0: never")
-	fs.IntVar(&c.rcvbuf, "rcvbuf", 4<<20, "the socket receive buffer to ask for, in `bytes` (SO_RCVBUF, so that bursts wait rather than drop); 0: the kernel's default")
-	c.AddMetrics(fs, false)
-	c.AddProbes(fs, "a lease table is loaded from the pool and the serve loop runs; /healthz: the serve loop is not stuck")
-	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a Go CPU profile (runtime/pprof) of the whole run to this `file`, for performance work; empty: none")
-	logging := command.AddLoggingFlags(fs, stderr)
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	switch {
-	case c.pool == "" && c.ippool == "":
-		return nil, errors.New("-pool or -ippool is required")
-	case c.pool != "" && c.ippool != "":
-		return nil, errors.New("-pool and -ippool exclude each other")
-	case c.Kubeconfig != "" && c.ippool == "":
-		return nil, errors.New("-kubeconfig needs -ippool")
-	}
-	if c.ippool != "" {
-		ns, name, ok := strings.Cut(c.ippool, "/")
-		if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-			return nil, fmt.Errorf("-ippool %q: want namespace/name", c.ippool)
-		}
-		c.namespace, c.name = ns, name
-	}
-	if c.poll <= 0 {
-		return nil, fmt.Errorf("-poll %s: must be positive", c.poll)
-	}
-	if c.probation < 0 || c.summary < 0 || c.rcvbuf < 0 {
-		return nil, errors.New("-probation, -summary and -rcvbuf must not be negative")
-	}
-	laddr, err := net.ResolveUDPAddr("udp4", *listen)
-	if err != nil {
-		return nil, fmt.Errorf("-listen %q: %w", *listen, err)
-	}
-	c.listen = laddr
-	if c.listen6, err = netip.ParseAddrPort(*listen6); err != nil || !c.listen6.Addr().Is6() {
-		return nil, fmt.Errorf("-listen6 %q: want an IPv6 address and port, like [::]:547", *listen6)
-	}
-	if *duid != "" {
-		if c.duid, err = parseDUID(*duid); err != nil {
-			return nil, err
-		}
-	}
-	c.logger = logging.Logger()
-	return c, nil
 }
 
 func run(ctx context.Context, args []string, stderr io.Writer) error {
@@ -315,65 +226,4 @@ func serve(ctx context.Context, c *config, a *agent.Agent, loop *serveLoop, log 
 	}
 	cancel()
 	return errors.Join(err, <-served6)
-}
-
-// listen6 opens the DHCPv6 sockets: the packet socket on -iface for the
-// multicasts, the unicast UDP socket on -listen6 for relays and replies,
-// each with the -rcvbuf receive buffer.
-func listen6(c *config, log logr.Logger) (*net.UDPConn, *packetsocket.Socket, error) {
-	if c.iface == "" {
-		return nil, nil, errors.New("the pool has an IPv6 part, and DHCPv6 needs -iface: clients multicast to ff02::1:2 on a link, read with a packet socket")
-	}
-	mc, err := packetsocket.Listen(c.iface)
-	if errors.Is(err, syscall.EPERM) {
-		// No CAP_NET_RAW: a UDP socket in the group, without the frames'
-		// MACs.
-		log.Error(err, "DHCPv6 without a packet socket (it needs CAP_NET_RAW): clients are found by the MAC in their DUID or EUI-64 link-local address only, not by their frame's source MAC")
-		conn6, err := udpsocket.ListenIPv6Group(c.iface, c.listen6)
-		if err != nil {
-			return nil, nil, err
-		}
-		if c.rcvbuf > 0 {
-			if granted, err := udpsocket.SetReceiveBuffer(conn6, c.rcvbuf); err != nil {
-				log.Error(err, "DHCPv6 socket receive buffer", "socket", "udp6", "asked", c.rcvbuf, "granted", granted)
-			}
-		}
-		return conn6, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("DHCPv6 packet socket: %w", err)
-	}
-	conn6, err := udpsocket.ListenIPv6(c.iface, c.listen6)
-	if err != nil {
-		mc.Close()
-		return nil, nil, err
-	}
-	if c.rcvbuf > 0 {
-		for name, s := range map[string]syscall.Conn{"packet": mc, "udp6": conn6} {
-			if granted, err := udpsocket.SetReceiveBuffer(s, c.rcvbuf); err != nil {
-				log.Error(err, "DHCPv6 socket receive buffer", "socket", name, "asked", c.rcvbuf, "granted", granted)
-			}
-		}
-	}
-	return conn6, mc, nil
-}
-
-// serverDUID is -duid, or the pool's DUID (poolDUID): of -ippool's
-// namespace/name, or of the pool file's metadata.
-func (c *config) serverDUID() ([]byte, error) {
-	if c.duid != nil {
-		return c.duid, nil
-	}
-	if c.ippool != "" {
-		return poolDUID(c.namespace, c.name), nil
-	}
-	data, err := os.ReadFile(c.pool)
-	if err != nil {
-		return nil, err
-	}
-	p, err := poolsource.DecodePool(data)
-	if err != nil {
-		return nil, err
-	}
-	return poolDUID(p.Metadata.Namespace, p.Metadata.Name), nil
 }
