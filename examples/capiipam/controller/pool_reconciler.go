@@ -115,6 +115,12 @@ func (r *poolReconciler) deleting(ctx context.Context, key poolKey, obj v1alpha1
 		r.recorder.Eventf(obj, corev1.EventTypeNormal, "DeletionBlocked", "%d IPAddresses of the pool exist", n)
 		return reconcile.Result{}, nil
 	}
+	// No IPAddress of the pool is left: neither is anything its locks
+	// protect (a lock left by a process stopped between its lock and its
+	// IPAddress).
+	if err := r.client.DeleteAllOf(ctx, &v1alpha1.VMNetIPAddressLock{}, client.MatchingLabels{PoolLabel: poolHash(key)}); err != nil {
+		return reconcile.Result{}, err
+	}
 	controllerutil.RemoveFinalizer(obj, PoolFinalizer)
 	return conflict.Requeue(r.client.Update(ctx, obj))
 }
