@@ -98,6 +98,9 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	return r.ready(ctx, claim, ip)
 }
 
+// maxPicks bounds the addresses one reconcile of a claim tries.
+const maxPicks = 8
+
 // failure is a Ready=False to write on a claim.
 type failure struct{ reason, message string }
 
@@ -137,11 +140,19 @@ func (r *claimReconciler) ensureAddress(ctx context.Context, claim *ipamv1.IPAdd
 	}
 	if ip == nil {
 		var f *failure
-		ip, f, err = r.create(ctx, claim, key, pool, e)
+		// An address found locked by another (a split brain, whose other
+		// manager walks the same addresses) is marked taken: pick again
+		// here, a few times, rather than through the queue's growing
+		// backoff.
+		for range maxPicks {
+			if ip, f, err = r.create(ctx, claim, key, pool, e); ip != nil || f != nil || err != nil {
+				break
+			}
+		}
 		switch {
 		case f == nil && err == nil && ip == nil:
-			// The address was taken by another: pick again at once.
-			return nil, reconcile.Result{Requeue: true}, nil
+			// Still taken: again soon, without backoff.
+			return nil, reconcile.Result{RequeueAfter: r.waiting / 10}, nil
 		case f != nil:
 			res, err := r.fail(ctx, claim, *f)
 			if f.reason == ReasonPoolExhausted || f.reason == ReasonPoolNotReady {

@@ -86,7 +86,7 @@ func (r *claimReconciler) lock(ctx context.Context, key poolKey, e *poolEntry, a
 	}
 	e.mu.Lock()
 	if e.pool != nil {
-		_ = e.pool.AllocateAddr(addr, "lock:"+existing.Spec.HolderNamespace+"/"+existing.Spec.HolderName)
+		_ = e.pool.AllocateAddr(addr, lockMark(existing.Spec.HolderNamespace+"/"+existing.Spec.HolderName))
 	}
 	e.mu.Unlock()
 	return nil, nil

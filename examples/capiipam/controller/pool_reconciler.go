@@ -150,7 +150,7 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, key poolKey, ob
 	if !e.ready() {
 		return nil, nil
 	}
-	e.resync()
+	e.resyncDue(r.now())
 	upd := obj.DeepCopyObject().(v1alpha1.Pool)
 	writeCounts(upd.PoolStatus(), e, obj.GetGeneration(), r.now())
 	if reflect.DeepEqual(upd.PoolStatus(), obj.PoolStatus()) {
@@ -192,6 +192,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, key poolKey, o
 				_ = built.pool.AllocateAddr(a, owner)
 			}
 			e.pool, e.spec, e.gen, e.objects, e.pending = built.pool, built.spec, built.gen, built.objects, built.pending
+			e.outOfRange, e.resynced = built.outOfRange, r.now()
 		},
 		Drop: func() { e.pool, e.objects = nil, nil },
 	}
@@ -250,7 +251,13 @@ func restoreEntry(spec ipam.Spec, items []ipamv1.IPAddress) (*poolEntry, []strin
 	if err != nil {
 		return nil, nil, err
 	}
-	return &poolEntry{pool: pool, spec: spec, objects: objects, pending: map[string]netip.Addr{}},
+	out := 0
+	for _, a := range objects {
+		if pool.Check(a) != nil {
+			out++
+		}
+	}
+	return &poolEntry{pool: pool, spec: spec, objects: objects, outOfRange: out, pending: map[string]netip.Addr{}},
 		append(unparsed, problemTexts(problems)...), nil
 }
 
