@@ -100,11 +100,17 @@ func (e *poolEntry) settle(owner string, addr netip.Addr, created bool, holds ne
 	if e.pending[owner] == addr {
 		delete(e.pending, owner)
 	}
+	e.dirty = true
 	if !created {
 		e.release(owner, addr)
 	}
-	if holds.IsValid() {
+	switch a, ok := e.objects[owner]; {
+	case holds.IsValid():
 		e.added(owner, holds)
+	case ok:
+		// The informer showed owner's IPAddress (another process's) while
+		// addr was pending: the pool could not hold it for owner then.
+		e.hold(owner, a)
 	}
 }
 

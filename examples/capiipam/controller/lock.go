@@ -85,8 +85,9 @@ func (r *claimReconciler) lock(ctx context.Context, key poolKey, e *poolEntry, a
 		return nil, r.unlock(ctx, existing)
 	}
 	e.mu.Lock()
+	e.dirty = true // a resync drops the mark
 	if e.pool != nil {
-		_ = e.pool.AllocateAddr(addr, lockMark(existing.Spec.HolderNamespace+"/"+existing.Spec.HolderName))
+		_ = e.pool.AllocateAddr(addr, lockMark(existing.Spec.HolderNamespace+"/"+existing.Spec.HolderName, addr))
 	}
 	e.mu.Unlock()
 	return nil, nil

@@ -79,12 +79,22 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	e := r.cache.entry(key, obj.GetUID())
 	e.mu.Lock()
 	counts, err := r.sync(ctx, e, key, obj)
+	// The resync a burst's last events left waiting runs too.
+	again := e.resyncWait(r.now())
 	e.mu.Unlock()
 	if err != nil || counts == nil {
-		return conflict.Requeue(err)
+		res, err := conflict.Requeue(err)
+		if res.IsZero() && err == nil {
+			res.RequeueAfter = again
+		}
+		return res, err
 	}
 	// Written without e.mu: claims allocate meanwhile.
-	return conflict.Requeue(r.client.Status().Update(ctx, counts))
+	res, err := conflict.Requeue(r.client.Status().Update(ctx, counts))
+	if res.IsZero() && err == nil {
+		res.RequeueAfter = again
+	}
+	return res, err
 }
 
 // deleting drops the pool's cache and lets the pool go once no IPAddress

@@ -46,8 +46,10 @@ type poolEntry struct {
 	// (pool.Check fails), kept with objects so that the counts cost no walk.
 	outOfRange int
 
-	// resynced is when resync last ran (or the pool was built).
+	// resynced is when resync last ran (or the pool was built); dirty
+	// says whether an event or a create changed the pool since.
 	resynced time.Time
+	dirty    bool
 
 	// pending is the address of every IPAddress this process is creating,
 	// by owner, between Allocate and the end of the create.
@@ -61,14 +63,24 @@ type poolEntry struct {
 
 // resyncEvery is how often at most a pool's resync runs: it walks the
 // whole pool, so it does not run on every reconcile of a pool of 100,000.
-const resyncEvery = 30 * time.Second
+const resyncEvery = 10 * time.Second
 
-// resyncDue runs resync if the last one is resyncEvery old.
+// resyncDue runs resync if the pool changed since the last one and that
+// one is resyncEvery old.
 func (e *poolEntry) resyncDue(now time.Time) {
-	if now.Sub(e.resynced) >= resyncEvery {
+	if e.dirty && now.Sub(e.resynced) >= resyncEvery {
 		e.resync()
-		e.resynced = now
+		e.resynced, e.dirty = now, false
 	}
+}
+
+// resyncWait returns how long until a resync the pool's changes wait for
+// is due, or 0 when none waits.
+func (e *poolEntry) resyncWait(now time.Time) time.Duration {
+	if !e.dirty || e.pool == nil {
+		return 0
+	}
+	return max(resyncEvery-now.Sub(e.resynced), time.Millisecond)
 }
 
 // resync makes the pool hold exactly what objects and pending hold (one
@@ -121,19 +133,22 @@ func (e *poolEntry) added(owner string, addr netip.Addr) {
 		}
 	}
 	e.objects[owner] = addr
+	e.dirty = true
 	e.hold(owner, addr)
 }
 
-// lockMark is the owner under which the pool marks an address found
-// locked by holder's lock, until holder's IPAddress shows or a resync.
-func lockMark(holder string) string { return "lock:" + holder }
+// lockMark is the owner under which the pool marks addr, found locked by
+// holder's lock, until holder's IPAddress of addr shows or a resync. It
+// names the address too: a holder may have two locks for a moment (two
+// processes serving its claim), and a pool owner holds one address.
+func lockMark(holder string, addr netip.Addr) string { return "lock:" + holder + "@" + addr.String() }
 
 // hold allocates addr to owner in the pool. An address outside the range
 // is left out: it cannot be handed out anyway. An address held by another
 // owner is noted in shared.
 func (e *poolEntry) hold(owner string, addr netip.Addr) {
 	err := e.pool.AllocateAddr(addr, owner)
-	if held, ok := e.pool.Lookup(addr); errors.Is(err, ipam.ErrInUse) && ok && held == lockMark(owner) {
+	if held, ok := e.pool.Lookup(addr); errors.Is(err, ipam.ErrInUse) && ok && held == lockMark(owner, addr) {
 		// The lock found for owner: its IPAddress now shows.
 		_, _ = e.pool.Release(addr)
 		err = e.pool.AllocateAddr(addr, owner)
@@ -157,6 +172,7 @@ func (e *poolEntry) removed(owner string, addr netip.Addr) {
 			e.outOfRange--
 		}
 	}
+	e.dirty = true
 	if others := slices.DeleteFunc(e.shared[addr], func(o string) bool { return o == owner }); len(others) > 0 {
 		e.shared[addr] = others
 	} else {
