@@ -17,10 +17,14 @@ import (
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
 
-// create picks an address for claim from e's pool and creates the
-// claim's IPAddress, not yet committed. When the IPAddress already exists
+// create picks an address for claim from e's pool, takes its lock and
+// creates the claim's IPAddress, committed (with AddressFinalizer) from
+// the start: the lock, whose name the API server refuses to create twice,
+// is what makes the address the claim's. When the IPAddress already exists
 // (another process, or this one before a restart, created it) it returns
-// that one. A failure is what to tell the claim.
+// that one, and gives up the lock just taken if that one holds another
+// address. A nil IPAddress with no failure and no error means the address
+// was taken by another: pick again. A failure is what to tell the claim.
 //
 // It takes e's lock twice, never across an API call: reserve picks the
 // address, and settle records in one step what the create left, whatever
@@ -30,6 +34,11 @@ func (r *claimReconciler) create(ctx context.Context, claim *ipamv1.IPAddressCla
 	addr, prefix, f := e.reserve(key, owner)
 	if f != nil {
 		return nil, f, nil
+	}
+	l, err := r.lock(ctx, key, e, addr, client.ObjectKeyFromObject(claim))
+	if l == nil {
+		e.settle(owner, addr, false, netip.Addr{})
+		return nil, nil, err
 	}
 	ip, created, err := r.createAddress(ctx, claim, key, pool, addr, prefix)
 	var holds netip.Addr // what owner's IPAddress holds in the pool; none on error
@@ -45,6 +54,13 @@ func (r *claimReconciler) create(ctx context.Context, claim *ipamv1.IPAddressCla
 	e.settle(owner, addr, created, holds)
 	if err != nil {
 		return nil, nil, err
+	}
+	if holds != addr {
+		// The claim's IPAddress holds another address (or none of this
+		// pool): the lock just taken protects nothing.
+		if err := r.unlock(ctx, l); err != nil {
+			return nil, nil, err
+		}
 	}
 	return ip, nil, nil
 }
@@ -84,22 +100,30 @@ func (e *poolEntry) settle(owner string, addr netip.Addr, created bool, holds ne
 	if e.pending[owner] == addr {
 		delete(e.pending, owner)
 	}
+	e.dirty = true
 	if !created {
 		e.release(owner, addr)
 	}
-	if holds.IsValid() {
+	switch a, ok := e.objects[owner]; {
+	case holds.IsValid():
 		e.added(owner, holds)
+	case ok:
+		// The informer showed owner's IPAddress (another process's) while
+		// addr was pending: the pool could not hold it for owner then.
+		e.hold(owner, a)
 	}
 }
 
-// createAddress creates claim's IPAddress of addr in the pool key. When
+// createAddress creates claim's IPAddress of addr in the pool key,
+// committed (AddressFinalizer): its caller holds addr's lock. When
 // one of that name exists already it returns that one, read from the API
 // server, and created false.
 func (r *claimReconciler) createAddress(ctx context.Context, claim *ipamv1.IPAddressClaim, key poolKey, pool v1alpha1.Pool, addr netip.Addr, prefix int) (ip *ipamv1.IPAddress, created bool, err error) {
 	ip = &ipamv1.IPAddress{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: claim.Name, Namespace: claim.Namespace,
-			Labels: map[string]string{AddressLabel: addressLabel(addr)},
+			Labels:     map[string]string{AddressLabel: addressLabel(addr)},
+			Finalizers: []string{AddressFinalizer},
 		},
 		Spec: ipamv1.IPAddressSpec{
 			ClaimRef: ipamv1.IPAddressClaimReference{Name: claim.Name},
@@ -132,12 +156,16 @@ func (r *claimReconciler) createAddress(ctx context.Context, claim *ipamv1.IPAdd
 	return ip, true, nil
 }
 
-// commit lists, from the API server, the IPAddresses of ip's address in
-// the pool. If another exists, ip is deleted (unless it changed since it
-// was read, which the delete's precondition catches) and the pool marks
+// commitLegacy commits ip, an IPAddress of the pool key without
+// AddressFinalizer: one created before the locks existed, by a process
+// that stopped between its create and its commit. It takes the lock of
+// ip's address, then lists, from the API server, the IPAddresses of that
+// address in the pool (those created before the locks hold none). If
+// another holds the lock or exists, ip is deleted (unless it changed since
+// it was read, which the delete's precondition catches) and the pool marks
 // the address as the other's: committed is false and the claim picks
 // again. Otherwise ip is committed with AddressFinalizer.
-func (r *claimReconciler) commit(ctx context.Context, key poolKey, e *poolEntry, ip *ipamv1.IPAddress) (committed bool, err error) {
+func (r *claimReconciler) commitLegacy(ctx context.Context, key poolKey, e *poolEntry, ip *ipamv1.IPAddress) (committed bool, err error) {
 	if !ip.DeletionTimestamp.IsZero() {
 		return false, nil // a loser being deleted: wait for it to go
 	}
@@ -145,21 +173,32 @@ func (r *claimReconciler) commit(ctx context.Context, key poolKey, e *poolEntry,
 	if err != nil {
 		return false, fmt.Errorf("IPAddress %s/%s: %w", ip.Namespace, ip.Name, err)
 	}
-	var list ipamv1.IPAddressList
-	if err := r.reader.List(ctx, &list, client.InNamespace(key.Namespace), client.MatchingLabels{AddressLabel: addressLabel(addr)}); err != nil {
+	l, err := r.lock(ctx, key, e, addr, client.ObjectKeyFromObject(ip))
+	if err != nil {
 		return false, err
 	}
 	var others []string
-	for i := range list.Items {
-		o := &list.Items[i]
-		if o.UID != ip.UID && poolOf(o) == key && o.Spec.Address == ip.Spec.Address {
-			others = append(others, o.Namespace+"/"+o.Name)
+	if l != nil {
+		var list ipamv1.IPAddressList
+		if err := r.reader.List(ctx, &list, client.InNamespace(ip.Namespace), client.MatchingLabels{AddressLabel: addressLabel(addr)}); err != nil {
+			return false, err
+		}
+		for i := range list.Items {
+			o := &list.Items[i]
+			if o.UID != ip.UID && poolOf(o) == key && o.Spec.Address == ip.Spec.Address {
+				others = append(others, o.Namespace+"/"+o.Name)
+			}
 		}
 	}
-	if len(others) > 0 {
+	if l == nil || len(others) > 0 {
 		err := r.client.Delete(ctx, ip, client.Preconditions{UID: &ip.UID, ResourceVersion: &ip.ResourceVersion})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return false, err
+		}
+		if l != nil {
+			if err := r.unlock(ctx, l); err != nil {
+				return false, err
+			}
 		}
 		owner := ip.Namespace + "/" + ip.Name
 		e.mu.Lock()
@@ -170,15 +209,6 @@ func (r *claimReconciler) commit(ctx context.Context, key poolKey, e *poolEntry,
 		e.mu.Unlock()
 		return false, nil
 	}
-	// The commit is a write of the IPAddress itself, not only the claim's
-	// status write that follows, because its resourceVersion is what the
-	// loser's delete above takes as a precondition: in a split brain,
-	// another process may have adopted this IPAddress (AlreadyExists),
-	// listed it alone and committed it while this one lists a rival
-	// created since; its delete must then fail. A claim status write
-	// cannot be a precondition of the IPAddress's delete, so making it the
-	// commit point (saving this call) would let a committed address be
-	// deleted and handed out again.
 	controllerutil.AddFinalizer(ip, AddressFinalizer)
 	if err := r.client.Update(ctx, ip); err != nil {
 		return false, err

@@ -8,9 +8,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
 // apiCalls is the API server's request count by "VERB resource[/subresource]"
@@ -64,23 +69,94 @@ func readAPICalls(t testing.TB, cfg *rest.Config) apiCalls {
 	return calls
 }
 
-// perClaim returns the calls made between before and c, per claim, with
-// the mean time the API server took for each, as sorted text for the
-// resources named.
-func (c apiCalls) perClaim(before apiCalls, claims int, resources ...string) string {
-	var parts []string
+// minus returns the requests counted in c and not in before.
+func (c apiCalls) minus(before apiCalls) apiCalls {
+	out := apiCalls{}
 	for k, v := range c {
-		d := v - before[k]
-		if d <= 0 || strings.HasPrefix(k, "seconds ") {
-			continue
+		if d := v - before[k]; d > 0 {
+			out[k] = d
 		}
+	}
+	return out
+}
+
+// only returns the requests of c on the resources named (subresources
+// included).
+func (c apiCalls) only(resources ...string) apiCalls {
+	out := apiCalls{}
+	for k, v := range c {
+		_, res, _ := strings.Cut(strings.TrimPrefix(k, "seconds "), " ")
+		res, _, _ = strings.Cut(res, "/")
 		for _, r := range resources {
-			if strings.HasSuffix(strings.Split(k, "/")[0], " "+r) {
-				mean := (c["seconds "+k] - before["seconds "+k]) / d
-				parts = append(parts, fmt.Sprintf("%s %.2f (%.0fms)", k, d/float64(claims), 1000*mean))
+			if res == r {
+				out[k] = v
 			}
 		}
 	}
+	return out
+}
+
+// table returns the requests of c, divided by claims, as sorted text
+// "VERB resource n.nn", one per verb and resource, seconds left out.
+func (c apiCalls) table(claims int) string {
+	var parts []string
+	for k, v := range c {
+		if !strings.HasPrefix(k, "seconds ") && !strings.HasPrefix(k, "WATCH ") && v > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.3f", k, v/float64(claims)))
+		}
+	}
 	sort.Strings(parts)
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, "; ")
+}
+
+// TestAPICallsPerClaim counts, from the API server's own metrics, the
+// requests a burst of claims costs the provider, by verb and resource, and
+// checks that a claim costs at most four writes with nothing else beside
+// them but the pool's amortised reads and count writes.
+func TestAPICallsPerClaim(t *testing.T) {
+	const n = 200
+	cfg := apiServer(t)
+	c := kubetest.NewClient(t, cfg, scheme)
+	ns := kubetest.CreateNamespace(t, c, "apicalls")
+	s := newClaimSet(t, c, ns, n)
+	m := startManager(t, cfg, ns, "epoch-apicalls", nil)
+	waitCacheReady(t, c, &v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}, m.epoch)
+	waitCacheReady(t, c, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: s.globalPool}}, m.epoch)
+	settled := watchSettled(t, cfg, ns, n)
+	lists := watchLists.Load()
+	before := readAPICalls(t, cfg)
+	s.createAll(t, c, 0, n)
+	select {
+	case <-settled:
+	case <-time.After(5 * time.Minute):
+		t.Fatalf("%d of %d claims settled after 5m", s.settled(t, c), n)
+	}
+	// The pools' counts follow within countsDelay (a second) of the last
+	// IPAddress event: wait for them without asking the API server.
+	time.Sleep(2 * time.Second)
+	after := readAPICalls(t, cfg)
+	s.check(t, c)
+
+	// The provider's resources only (the API server writes its own leases).
+	calls := after.minus(before).only("ipaddressclaims", "ipaddresses", "vmnetipaddresslocks", "vmnetippools", "globalvmnetippools", "events")
+	calls["POST ipaddressclaims"] -= n                                  // the test's own creates
+	calls["LIST ipaddressclaims"] -= float64(watchLists.Load() - lists) // and its watch's restarts
+	var total, pool float64
+	for k, v := range calls {
+		verb, res, _ := strings.Cut(k, " ")
+		switch {
+		case verb == "WATCH" || strings.HasPrefix(k, "seconds "):
+			continue
+		case strings.Contains(res, "vmnetippools"):
+			pool += v
+		}
+		total += v
+	}
+	t.Logf("API requests per claim, %d claims: %s; total %.2f, of which pools %.2f", n, calls.table(n), total/n, pool/n)
+	if perClaim := (total - pool) / n; perClaim > 4 {
+		t.Errorf("%.2f requests a claim besides the pools', want at most 4: %s", perClaim, calls.table(n))
+	}
+	if perClaim := pool / n; perClaim > 0.25 {
+		t.Errorf("%.2f pool requests a claim, want them amortised (at most 0.25): %s", perClaim, calls.table(n))
+	}
 }

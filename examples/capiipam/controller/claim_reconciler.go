@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -97,6 +98,9 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	return r.ready(ctx, claim, ip)
 }
 
+// maxPicks bounds the addresses one reconcile of a claim tries.
+const maxPicks = 8
+
 // failure is a Ready=False to write on a claim.
 type failure struct{ reason, message string }
 
@@ -136,8 +140,19 @@ func (r *claimReconciler) ensureAddress(ctx context.Context, claim *ipamv1.IPAdd
 	}
 	if ip == nil {
 		var f *failure
-		ip, f, err = r.create(ctx, claim, key, pool, e)
+		// An address found locked by another (a split brain, whose other
+		// manager walks the same addresses) is marked taken: pick again
+		// here, a few times, rather than through the queue's growing
+		// backoff.
+		for range maxPicks {
+			if ip, f, err = r.create(ctx, claim, key, pool, e); ip != nil || f != nil || err != nil {
+				break
+			}
+		}
 		switch {
+		case f == nil && err == nil && ip == nil:
+			// Still taken: again soon, without backoff.
+			return nil, reconcile.Result{RequeueAfter: r.waiting / 10}, nil
 		case f != nil:
 			res, err := r.fail(ctx, claim, *f)
 			if f.reason == ReasonPoolExhausted || f.reason == ReasonPoolNotReady {
@@ -158,7 +173,7 @@ func (r *claimReconciler) ensureAddress(ctx context.Context, claim *ipamv1.IPAdd
 	if controllerutil.ContainsFinalizer(ip, AddressFinalizer) {
 		return ip, reconcile.Result{}, nil
 	}
-	committed, err := r.commit(ctx, key, e, ip)
+	committed, err := r.commitLegacy(ctx, key, e, ip)
 	if err != nil || !committed {
 		// Lost to another IPAddress of the same address, or a write
 		// conflict: pick again.
@@ -242,13 +257,20 @@ func (r *claimReconciler) finalize(ctx context.Context, claim *ipamv1.IPAddressC
 		if wait := r.graceLeft(ctx, claim, poolOf(ip)); wait > 0 {
 			return reconcile.Result{RequeueAfter: wait}, nil
 		}
-		if controllerutil.RemoveFinalizer(ip, AddressFinalizer) {
-			if err := r.client.Update(ctx, ip); err != nil && !apierrors.IsNotFound(err) {
-				return conflict.Requeue(err)
+		// Delete first (AddressFinalizer keeps the IPAddress, and the
+		// address it names, while the lock goes), then the lock, then the
+		// finalizer: a retry after a stop finds the IPAddress, and with it
+		// the lock's name.
+		if ip.DeletionTimestamp.IsZero() {
+			if err := r.client.Delete(ctx, ip); err != nil && !apierrors.IsNotFound(err) {
+				return reconcile.Result{}, err
 			}
 		}
-		if err := r.client.Delete(ctx, ip); err != nil && !apierrors.IsNotFound(err) {
+		if err := r.unlockHeld(ctx, ip); err != nil {
 			return reconcile.Result{}, err
+		}
+		if err := r.removeAddressFinalizer(ctx, ip); err != nil {
+			return conflict.Requeue(err)
 		}
 	}
 	controllerutil.RemoveFinalizer(claim, ClaimFinalizer)
@@ -256,6 +278,31 @@ func (r *claimReconciler) finalize(ctx context.Context, claim *ipamv1.IPAddressC
 		return conflict.Requeue(err)
 	}
 	return reconcile.Result{}, nil
+}
+
+// removeAddressFinalizer removes AddressFinalizer from ip with a JSON
+// patch that tests the entry it removes: no resourceVersion is needed (the
+// delete just before moved it), and no other finalizer is lost.
+func (r *claimReconciler) removeAddressFinalizer(ctx context.Context, ip *ipamv1.IPAddress) error {
+	i := slices.Index(ip.Finalizers, AddressFinalizer)
+	if i < 0 {
+		return nil
+	}
+	patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`, i, AddressFinalizer, i)
+	err := r.client.Patch(ctx, ip, client.RawPatch(types.JSONPatchType, []byte(patch)))
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || isUnprocessable(err) {
+		// The test failed: the finalizers changed since ip was read.
+		return apierrors.NewConflict(ipamv1.GroupVersion.WithResource("ipaddresses").GroupResource(), ip.Name, err)
+	}
+	return err
+}
+
+func isUnprocessable(err error) bool {
+	var s apierrors.APIStatus
+	return errors.As(err, &s) && s.Status().Code == 422
 }
 
 // graceLeft returns how long the claim's address stays held: the pool's

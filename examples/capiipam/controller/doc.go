@@ -16,15 +16,17 @@
 // The IPAddress objects are the source of truth; there is no other record
 // of an allocation. The in-memory pool is a cache of them that picks the
 // candidate address. Because two processes (a split brain, or an old
-// leader not yet stopped) may each pick an address the other just took, an
-// allocation is committed in three steps: create the IPAddress; list,
-// straight from the API server, every IPAddress carrying the same address
-// label in the pool; if there is another, delete ours (with its
-// resourceVersion as a precondition) and pick again; if not, commit by
-// adding the ipam.cluster.x-k8s.io/ProtectAddress finalizer (an update with
-// the resourceVersion as a precondition). Only then is the claim's
-// status.addressRef written. An IPAddress without the finalizer is never
-// reported, and one with it is never deleted by this check. Two committed
-// IPAddresses with one address would each have been listed after their own
-// create and before the other's, which no order of events allows.
+// leader not yet stopped) may each pick an address the other just took,
+// and an informer cache may not show it yet, the API server decides: an
+// allocation first creates a VMNetIPAddressLock whose name is derived from
+// the pool and the address, which the API server creates once and refuses
+// after (AlreadyExists). Only the process that created it (or one serving
+// the same claim, which the lock names) creates the claim's IPAddress,
+// committed from the start with the ipam.cluster.x-k8s.io/ProtectAddress
+// finalizer, and then writes the claim's status.addressRef. The lock is
+// deleted only after its IPAddress is being deleted, or when its holder is
+// found to hold another address (then it protects nothing). IPAddresses
+// created before the locks are counted from the informer cache; one of
+// them not yet committed is committed the old way (lock, list its
+// address's IPAddresses from the API server, keep it only if alone).
 package controller

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -58,7 +59,7 @@ var scheme = kubetest.NewScheme(v1alpha1.AddToScheme, ipamv1.AddToScheme, cluste
 // manager is one running provider process.
 type manager struct {
 	epoch  string
-	losses atomic.Int64 // IPAddresses deleted after losing an address to another
+	losses atomic.Int64 // addresses found locked by another IPAddress's lock
 	stop   func()       // cancels the manager and waits for it; again: nothing
 }
 
@@ -84,12 +85,16 @@ func startManagerN(t testing.TB, cfg *rest.Config, ns, epoch string, now func() 
 				return nil, err
 			}
 			return interceptor.NewClient(c, interceptor.Funcs{
-				Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-					var do client.DeleteOptions
-					do.ApplyOptions(opts)
-					err := c.Delete(ctx, obj, opts...)
-					if _, ok := obj.(*ipamv1.IPAddress); ok && do.Preconditions != nil && err == nil {
-						m.losses.Add(1) // only the lost race deletes with a precondition
+				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+					err := c.Create(ctx, obj, opts...)
+					if l, ok := obj.(*v1alpha1.VMNetIPAddressLock); ok && apierrors.IsAlreadyExists(err) {
+						// A loss only when another IPAddress holds the lock
+						// (not this claim's own lock, taken before).
+						other := &v1alpha1.VMNetIPAddressLock{}
+						if c.Get(ctx, client.ObjectKeyFromObject(l), other) == nil &&
+							(other.Spec.HolderNamespace != l.Spec.HolderNamespace || other.Spec.HolderName != l.Spec.HolderName) {
+							m.losses.Add(1)
+						}
 					}
 					return err
 				},

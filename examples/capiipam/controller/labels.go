@@ -13,7 +13,8 @@ const (
 	ClaimFinalizer = "ipam.cluster.x-k8s.io/ReleaseAddress"
 
 	// AddressFinalizer marks an IPAddress as committed (see the package
-	// doc) and keeps it while its claim exists.
+	// doc; this provider creates its IPAddresses with it, under their
+	// address's lock) and keeps it while its claim exists.
 	AddressFinalizer = "ipam.cluster.x-k8s.io/ProtectAddress"
 
 	// PoolFinalizer keeps a pool while IPAddresses of it exist.
@@ -21,7 +22,7 @@ const (
 
 	// AddressLabel holds an IPAddress's address in label form (see
 	// addressLabel), so that the API server can list the IPAddresses of one
-	// address.
+	// address (to commit one created before the locks).
 	AddressLabel = "ipam.vmnetkit.dev/address"
 
 	// PausedAnnotation pauses a claim, a pool or a Cluster.

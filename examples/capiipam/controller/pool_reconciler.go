@@ -79,12 +79,22 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	e := r.cache.entry(key, obj.GetUID())
 	e.mu.Lock()
 	counts, err := r.sync(ctx, e, key, obj)
+	// The resync a burst's last events left waiting runs too.
+	again := e.resyncWait(r.now())
 	e.mu.Unlock()
 	if err != nil || counts == nil {
-		return conflict.Requeue(err)
+		res, err := conflict.Requeue(err)
+		if res.IsZero() && err == nil {
+			res.RequeueAfter = again
+		}
+		return res, err
 	}
 	// Written without e.mu: claims allocate meanwhile.
-	return conflict.Requeue(r.client.Status().Update(ctx, counts))
+	res, err := conflict.Requeue(r.client.Status().Update(ctx, counts))
+	if res.IsZero() && err == nil {
+		res.RequeueAfter = again
+	}
+	return res, err
 }
 
 // deleting drops the pool's cache and lets the pool go once no IPAddress
@@ -115,6 +125,12 @@ func (r *poolReconciler) deleting(ctx context.Context, key poolKey, obj v1alpha1
 		r.recorder.Eventf(obj, corev1.EventTypeNormal, "DeletionBlocked", "%d IPAddresses of the pool exist", n)
 		return reconcile.Result{}, nil
 	}
+	// No IPAddress of the pool is left: neither is anything its locks
+	// protect (a lock left by a process stopped between its lock and its
+	// IPAddress).
+	if err := r.client.DeleteAllOf(ctx, &v1alpha1.VMNetIPAddressLock{}, client.MatchingLabels{PoolLabel: poolHash(key)}); err != nil {
+		return reconcile.Result{}, err
+	}
 	controllerutil.RemoveFinalizer(obj, PoolFinalizer)
 	return conflict.Requeue(r.client.Update(ctx, obj))
 }
@@ -144,7 +160,7 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, key poolKey, ob
 	if !e.ready() {
 		return nil, nil
 	}
-	e.resync()
+	e.resyncDue(r.now())
 	upd := obj.DeepCopyObject().(v1alpha1.Pool)
 	writeCounts(upd.PoolStatus(), e, obj.GetGeneration(), r.now())
 	if reflect.DeepEqual(upd.PoolStatus(), obj.PoolStatus()) {
@@ -186,6 +202,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, key poolKey, o
 				_ = built.pool.AllocateAddr(a, owner)
 			}
 			e.pool, e.spec, e.gen, e.objects, e.pending = built.pool, built.spec, built.gen, built.objects, built.pending
+			e.outOfRange, e.resynced = built.outOfRange, r.now()
 		},
 		Drop: func() { e.pool, e.objects = nil, nil },
 	}
@@ -244,7 +261,13 @@ func restoreEntry(spec ipam.Spec, items []ipamv1.IPAddress) (*poolEntry, []strin
 	if err != nil {
 		return nil, nil, err
 	}
-	return &poolEntry{pool: pool, spec: spec, objects: objects, pending: map[string]netip.Addr{}},
+	out := 0
+	for _, a := range objects {
+		if pool.Check(a) != nil {
+			out++
+		}
+	}
+	return &poolEntry{pool: pool, spec: spec, objects: objects, outOfRange: out, pending: map[string]netip.Addr{}},
 		append(unparsed, problemTexts(problems)...), nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -41,6 +42,15 @@ type poolEntry struct {
 	// pool's range or held twice.
 	objects map[string]netip.Addr
 
+	// outOfRange counts the objects whose address pool does not hand out
+	// (pool.Check fails), kept with objects so that the counts cost no walk.
+	outOfRange int
+
+	// resynced is when resync last ran (or the pool was built); dirty
+	// says whether an event or a create changed the pool since.
+	resynced time.Time
+	dirty    bool
+
 	// pending is the address of every IPAddress this process is creating,
 	// by owner, between Allocate and the end of the create.
 	pending map[string]netip.Addr
@@ -51,11 +61,34 @@ type poolEntry struct {
 	shared map[netip.Addr][]string
 }
 
+// resyncEvery is how often at most a pool's resync runs: it walks the
+// whole pool, so it does not run on every reconcile of a pool of 100,000.
+const resyncEvery = 10 * time.Second
+
+// resyncDue runs resync if the pool changed since the last one and that
+// one is resyncEvery old.
+func (e *poolEntry) resyncDue(now time.Time) {
+	if e.dirty && now.Sub(e.resynced) >= resyncEvery {
+		e.resync()
+		e.resynced, e.dirty = now, false
+	}
+}
+
+// resyncWait returns how long until a resync the pool's changes wait for
+// is due, or 0 when none waits.
+func (e *poolEntry) resyncWait(now time.Time) time.Duration {
+	if !e.dirty || e.pool == nil {
+		return 0
+	}
+	return max(resyncEvery-now.Sub(e.resynced), time.Millisecond)
+}
+
 // resync makes the pool hold exactly what objects and pending hold (one
 // owner for an address held twice), undoing any drift of the incremental
 // updates, whose events and creates interleave (a create finishing after
-// a rebuild, an event for an object a lost race already removed). It
-// costs a walk of the pool and of objects.
+// a rebuild, an event for an object a lost race already removed), and
+// dropping the marks of addresses found locked by another. It costs a walk
+// of the pool and of objects.
 func (e *poolEntry) resync() {
 	if e.pool == nil {
 		return
@@ -90,18 +123,37 @@ func (e *poolEntry) added(owner string, addr netip.Addr) {
 	if e.pool == nil {
 		return
 	}
-	if old, ok := e.objects[owner]; ok && old != addr {
+	old, ok := e.objects[owner]
+	if ok && old != addr {
 		e.removed(owner, old)
 	}
+	if !ok || old != addr {
+		if e.pool.Check(addr) != nil {
+			e.outOfRange++
+		}
+	}
 	e.objects[owner] = addr
+	e.dirty = true
 	e.hold(owner, addr)
 }
+
+// lockMark is the owner under which the pool marks addr, found locked by
+// holder's lock, until holder's IPAddress of addr shows or a resync. It
+// names the address too: a holder may have two locks for a moment (two
+// processes serving its claim), and a pool owner holds one address.
+func lockMark(holder string, addr netip.Addr) string { return "lock:" + holder + "@" + addr.String() }
 
 // hold allocates addr to owner in the pool. An address outside the range
 // is left out: it cannot be handed out anyway. An address held by another
 // owner is noted in shared.
 func (e *poolEntry) hold(owner string, addr netip.Addr) {
-	if err := e.pool.AllocateAddr(addr, owner); errors.Is(err, ipam.ErrInUse) && !slices.Contains(e.shared[addr], owner) {
+	err := e.pool.AllocateAddr(addr, owner)
+	if held, ok := e.pool.Lookup(addr); errors.Is(err, ipam.ErrInUse) && ok && held == lockMark(owner, addr) {
+		// The lock found for owner: its IPAddress now shows.
+		_, _ = e.pool.Release(addr)
+		err = e.pool.AllocateAddr(addr, owner)
+	}
+	if errors.Is(err, ipam.ErrInUse) && !slices.Contains(e.shared[addr], owner) {
 		if e.shared == nil {
 			e.shared = map[netip.Addr][]string{}
 		}
@@ -114,9 +166,13 @@ func (e *poolEntry) removed(owner string, addr netip.Addr) {
 	if e.pool == nil {
 		return
 	}
-	if e.objects[owner] == addr {
+	if a, ok := e.objects[owner]; ok && a == addr {
 		delete(e.objects, owner)
+		if e.pool.Check(addr) != nil {
+			e.outOfRange--
+		}
 	}
+	e.dirty = true
 	if others := slices.DeleteFunc(e.shared[addr], func(o string) bool { return o == owner }); len(others) > 0 {
 		e.shared[addr] = others
 	} else {
@@ -145,7 +201,7 @@ func (e *poolEntry) release(owner string, addr netip.Addr) {
 
 // counts returns the pool's address counts for the status, and how many
 // IPAddresses the pool does not hold (out of range, or an address another
-// IPAddress holds too).
+// IPAddress holds too). It walks no more than the addresses held twice.
 func (e *poolEntry) counts() (total, used, free, outOfRange, notHeld uint64) {
 	s := e.pool.Stats()
 	size, _ := s.Size.Uint64()
@@ -153,15 +209,15 @@ func (e *poolEntry) counts() (total, used, free, outOfRange, notHeld uint64) {
 	reserved, _ := s.Reserved.Uint64()
 	total = size - excluded - reserved
 	free, _ = s.Free.Uint64()
-	for owner, a := range e.objects {
-		if e.pool.Check(a) != nil {
-			outOfRange++
-		}
-		if held, ok := e.pool.Lookup(a); !ok || held != owner {
-			notHeld++
+	notHeld = uint64(e.outOfRange)
+	for a, owners := range e.shared {
+		for _, o := range owners {
+			if held, ok := e.pool.Lookup(a); e.objects[o] == a && (!ok || held != o) {
+				notHeld++
+			}
 		}
 	}
-	return total, uint64(len(e.objects)), free, outOfRange, notHeld
+	return total, uint64(len(e.objects)), free, uint64(e.outOfRange), notHeld
 }
 
 // poolCache holds one poolEntry per pool object, for one epoch (one process).

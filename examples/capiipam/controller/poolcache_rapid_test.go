@@ -14,6 +14,7 @@ import (
 type poolEntryModel struct {
 	objects map[string]netip.Addr
 	pending map[string]netip.Addr
+	marks   map[netip.Addr]string // addresses found locked by another's lock, by holder, until a resync
 }
 
 // holders returns the owners the model says may hold a.
@@ -29,14 +30,38 @@ func (m *poolEntryModel) holders(a netip.Addr) []string {
 			out = append(out, o)
 		}
 	}
+	if h, ok := m.marks[a]; ok {
+		out = append(out, lockMark(h, a))
+	}
 	return out
+}
+
+// may reports whether the model allows owner o to hold a in the pool.
+func (m *poolEntryModel) may(o string, a netip.Addr) bool {
+	return m.objects[o] == a || m.pending[o] == a || (m.marks[a] != "" && lockMark(m.marks[a], a) == o)
+}
+
+// scanCounts is counts the slow way: a walk of every IPAddress.
+func scanCounts(e *poolEntry) (outOfRange, notHeld uint64) {
+	for o, a := range e.objects {
+		if e.pool.Check(a) != nil {
+			outOfRange++
+		}
+		if held, ok := e.pool.Lookup(a); !ok || held != o {
+			notHeld++
+		}
+	}
+	return outOfRange, notHeld
 }
 
 // TestPoolEntryRapid drives a poolEntry with the events a claim reconciler
 // and the informer make, in any order, against the model: the pool never
 // holds an address for an owner that has no IPAddress or create of it,
 // every address an IPAddress or a create names (in range) is held by one of
-// them, so Allocate never hands it out, and resync changes none of that.
+// them, so Allocate never hands it out, and resync changes none of that;
+// an address found locked by another's lock stays taken until that one's
+// IPAddress shows or a resync; the counts, kept without a walk, are the
+// walk's.
 func TestPoolEntryRapid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		spec, err := ipam.AddressList{Addresses: []string{"10.0.0.0/28"}, Prefix: 28, Gateway: "10.0.0.1"}.Parse()
@@ -48,7 +73,7 @@ func TestPoolEntryRapid(t *testing.T) {
 			t.Fatal(err)
 		}
 		e := built
-		m := &poolEntryModel{objects: map[string]netip.Addr{}, pending: map[string]netip.Addr{}}
+		m := &poolEntryModel{objects: map[string]netip.Addr{}, pending: map[string]netip.Addr{}, marks: map[netip.Addr]string{}}
 		owner := rapid.SampledFrom([]string{"ns/a", "ns/b", "ns/c", "ns/d", "ns/e", "ns/f"})
 		// Addresses of the /28, with some outside it (a spec that shrank).
 		addr := rapid.Custom(func(t *rapid.T) netip.Addr {
@@ -63,8 +88,26 @@ func TestPoolEntryRapid(t *testing.T) {
 				if _, ok := m.pending[o]; ok {
 					t.Skip("a create in flight ends first (create, AlreadyExists)")
 				}
+				if h, ok := m.marks[a]; ok && h == o {
+					delete(m.marks, a) // the lock's IPAddress shows
+				}
 				m.objects[o] = a
 				e.added(o, a)
+			},
+			// A claim found a free address locked by another's lock (its
+			// IPAddress not shown yet): the pool marks it taken.
+			"locked by another": func(t *rapid.T) {
+				h, a := owner.Draw(t, "holder"), addr.Draw(t, "addr")
+				if _, ok := e.pool.Lookup(a); ok || e.pool.Check(a) != nil {
+					t.Skip("not a free address")
+				}
+				if len(m.holders(a)) > 0 || m.objects[h].IsValid() || m.pending[h].IsValid() {
+					t.Skip("an IPAddress or create names it, or the holder has its IPAddress")
+				}
+				if err := e.pool.AllocateAddr(a, lockMark(h, a)); err != nil {
+					t.Fatal(err)
+				}
+				m.marks[a] = h
 			},
 			"removed": func(t *rapid.T) {
 				o := owner.Draw(t, "owner")
@@ -127,10 +170,15 @@ func TestPoolEntryRapid(t *testing.T) {
 			},
 			"resync": func(t *rapid.T) {
 				e.resync()
+				clear(m.marks)
+				_, _, _, out, notHeld := e.counts()
+				if wantOut, wantNotHeld := scanCounts(e); out != wantOut || notHeld != wantNotHeld {
+					t.Fatalf("counts outOfRange %d, notHeld %d; the walk says %d, %d", out, notHeld, wantOut, wantNotHeld)
+				}
 			},
 			"": func(t *rapid.T) {
 				for a, o := range e.pool.All() {
-					if m.objects[o] != a && m.pending[o] != a {
+					if !m.may(o, a) {
 						t.Fatalf("the pool holds %s for %s, which has no IPAddress or create of it", a, o)
 					}
 				}
@@ -143,14 +191,17 @@ func TestPoolEntryRapid(t *testing.T) {
 						if !ok {
 							t.Fatalf("%s of %s is free in the pool", a, o)
 						}
-						if m.objects[held] != a && m.pending[held] != a {
+						if !m.may(held, a) {
 							t.Fatalf("%s is held by %s, not by one of %v", a, held, m.holders(a))
 						}
 					}
 				}
-				_, used, _, _, _ := e.counts()
+				_, used, _, out, _ := e.counts()
 				if used != uint64(len(m.objects)) {
 					t.Fatalf("counts used %d, want %d", used, len(m.objects))
+				}
+				if wantOut, _ := scanCounts(e); out != wantOut {
+					t.Fatalf("counts outOfRange %d, the walk says %d", out, wantOut)
 				}
 			},
 		})

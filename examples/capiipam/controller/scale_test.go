@@ -176,8 +176,9 @@ func TestRestartMidway(t *testing.T) {
 
 // TestSplitBrain: two managers serve the same claims at once, each with
 // its own cache and epoch (no leader election); no address is handed out
-// twice. It fails when the two never collided (no IPAddress lost to the
-// other manager): then the guard it exists for was not exercised.
+// twice. It fails when the two never collided (no address found locked
+// by the other manager for another claim): then the guard it exists for
+// was not exercised.
 func TestSplitBrain(t *testing.T) {
 	const n = 400
 	cfg := apiServer(t)
@@ -189,7 +190,7 @@ func TestSplitBrain(t *testing.T) {
 	start := time.Now()
 	s.createAll(t, c, 0, n)
 	s.waitSettled(t, c, 5*time.Minute)
-	t.Logf("%d claims settled in %v; IPAddresses deleted after losing their address to the other manager: %d by a, %d by b",
+	t.Logf("%d claims settled in %v; addresses found locked for another claim: %d by a, %d by b",
 		n, time.Since(start).Round(time.Millisecond), a.losses.Load(), b.losses.Load())
 	if a.losses.Load()+b.losses.Load() == 0 {
 		t.Errorf("the two managers never collided on an address: the test did not exercise the split-brain guard")

@@ -47,6 +47,7 @@ type Options struct {
 // +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetippools;globalvmnetippools,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetippools/status;globalvmnetippools/status,verbs=get;update
 // +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetippools/finalizers;globalvmnetippools/finalizers,verbs=update
+// +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetipaddresslocks,verbs=get;create;delete;deletecollection
 // +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims/finalizers,verbs=update
