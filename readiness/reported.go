@@ -31,7 +31,9 @@ var ErrInvalidReported = errors.New("invalid reported address")
 func ParseReported(s string) (netip.Addr, error) {
 	text := strings.TrimSpace(s)
 	addr, bits, hasBits := strings.Cut(text, "/")
-	a, err := netip.ParseAddr(addr)
+	// A space before the slash would end up in a zone ("fe80::1%eth0 /64"),
+	// which then no longer reads back as itself.
+	a, err := netip.ParseAddr(strings.TrimSpace(addr))
 	if err != nil {
 		return netip.Addr{}, reportedError(s, "not an address")
 	}

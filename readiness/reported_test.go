@@ -22,6 +22,7 @@ func TestParseReported(t *testing.T) {
 		{"IPv6 upper case", "2001:DB8::5/128", "2001:db8::5"},
 		{"link-local with zone", "fe80::1%eth0", "fe80::1%eth0"},
 		{"link-local with zone and prefix length", "fe80::1%eth0/64", "fe80::1%eth0"},
+		{"a space before the prefix length, not kept in the zone", "fe80::1%eth0 /64", "fe80::1%eth0"},
 		{"IPv4-mapped kept", "::ffff:10.0.0.5", "::ffff:10.0.0.5"},
 		{"spaces around", " 10.0.0.5/24\n", "10.0.0.5"},
 		{"unusable returned as is", "169.254.1.1", "169.254.1.1"},
