@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the DHCP agent's sample pool (p
 
 // poolJSONPath is the DHCP agent's sample input, which the README links:
 // the IPPool as `kubectl get ippool lab -o json` prints it.
-var poolJSONPath = filepath.Join("..", "..", "dhcpagent", "agent", "testdata", "pool.json")
+var poolJSONPath = filepath.Join("..", "..", "dhcpagent", "poolsource", "testdata", "pool.json")
 
 // The values that stand in for what changes from run to run.
 const (
@@ -37,7 +37,7 @@ const (
 // TestAgentSamplePool runs the operator on the agent's sample pool (lab in
 // namespace default, two VMs) and compares the IPPool as the API server
 // returns it, volatile fields normalised and managedFields dropped as
-// kubectl does, with the agent's testdata/pool.json. -update rewrites it.
+// kubectl does, with the agent's poolsource/testdata/pool.json. -update rewrites it.
 func TestAgentSamplePool(t *testing.T) {
 	cfg := apiServer(t)
 	c := kubetest.NewClient(t, cfg, scheme)
