@@ -18,6 +18,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6wire"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -63,7 +64,7 @@ func TestIPPoolWatch6(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	setAllocated6(map[string]any{"2001:db8:30::a": macA})
+	setAllocated6(map[string]any{"2001:db8:30::a": dhcp4test.MACA})
 
 	recorder, stopEvents := NewEventRecorder(kc)
 	defer stopEvents()
@@ -81,19 +82,19 @@ func TestIPPoolWatch6(t *testing.T) {
 		}
 		return l.Addr.String()
 	}
-	if got := addrOf(macA); got != "2001:db8:30::a" {
+	if got := addrOf(dhcp4test.MACA); got != "2001:db8:30::a" {
 		t.Fatalf("after Run: macA at %s, want 2001:db8:30::a", got)
 	}
-	setAllocated6(map[string]any{"2001:db8:30::b": macB})
-	for addrOf(macB) != "2001:db8:30::b" || addrOf(macA) != "none" {
+	setAllocated6(map[string]any{"2001:db8:30::b": dhcp4test.MACB})
+	for addrOf(dhcp4test.MACB) != "2001:db8:30::b" || addrOf(dhcp4test.MACA) != "none" {
 		if ctx.Err() != nil {
-			t.Fatalf("status.ipv6 did not reach the table: macA at %s, macB at %s", addrOf(macA), addrOf(macB))
+			t.Fatalf("status.ipv6 did not reach the table: macA at %s, macB at %s", addrOf(dhcp4test.MACA), addrOf(dhcp4test.MACB))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 
 	// macB's client binds its address, then declines it.
-	duid := dhcp6wire.AppendDUIDLLT(nil, 1, leasestore.MustParseMAC(macB).As6())
+	duid := dhcp6wire.AppendDUIDLLT(nil, 1, leasestore.MustParseMAC(dhcp4test.MACB).As6())
 	ia := []dhcp6wire.IANA{{IAID: 1, Addrs: []dhcp6wire.IAAddr{{Addr: netip.MustParseAddr("2001:db8:30::b")}}}}
 	peer := netip.MustParseAddrPort("[fe80::1]:546")
 	s, out := newScratch6(), &discardWriter{}

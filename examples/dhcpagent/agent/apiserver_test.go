@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -89,8 +90,8 @@ func TestIPPoolWatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	setAllocated(t, ctx, pools, "lab", labAllocated())
-	setAllocated(t, ctx, pools, "lab-other", map[string]string{"10.77.0.30": macA})
+	setAllocated(t, ctx, pools, "lab", dhcp4test.LabAllocated())
+	setAllocated(t, ctx, pools, "lab-other", map[string]string{"10.77.0.30": dhcp4test.MACA})
 
 	logs := &logBuffer{}
 	recorder, stopEvents := NewEventRecorder(kc)
@@ -107,7 +108,7 @@ func TestIPPoolWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	addrOf := func() string {
-		l, ok := a.Table().Lookup(leasestore.MustParseMAC(macA))
+		l, ok := a.Table().Lookup(leasestore.MustParseMAC(dhcp4test.MACA))
 		if !ok {
 			return "none"
 		}
@@ -118,7 +119,7 @@ func TestIPPoolWatch(t *testing.T) {
 	}
 
 	start := time.Now()
-	setAllocated(t, ctx, pools, "lab", movedAllocated())
+	setAllocated(t, ctx, pools, "lab", dhcp4test.MovedAllocated())
 	for addrOf() != "10.77.0.20" {
 		if ctx.Err() != nil {
 			t.Fatalf("the status change did not reach the table; macA at %s", addrOf())
@@ -126,8 +127,8 @@ func TestIPPoolWatch(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Logf("status change reached the table in %v", time.Since(start).Round(time.Millisecond))
-	setAllocated(t, ctx, pools, "lab-other", map[string]string{"10.77.0.31": macA})
-	setAllocated(t, ctx, pools, "lab", map[string]string{"10.77.0.11": macB}) // macA removed
+	setAllocated(t, ctx, pools, "lab-other", map[string]string{"10.77.0.31": dhcp4test.MACA})
+	setAllocated(t, ctx, pools, "lab", map[string]string{"10.77.0.11": dhcp4test.MACB}) // macA removed
 	for addrOf() != "none" {
 		if ctx.Err() != nil {
 			t.Fatalf("the removal did not reach the table; macA at %s", addrOf())
@@ -140,8 +141,8 @@ func TestIPPoolWatch(t *testing.T) {
 
 	// A DECLINE of macB's address, right after the ACK that bound it,
 	// becomes an event on the IPPool.
-	a.Handle(&recordingConn{}, nil, selecting(t, macB, serverIP, addrB))
-	a.Handle(&recordingConn{}, nil, decline(t, macB, addrB, dhcpv4.WithOption(dhcpv4.OptMessage("arp conflict"))))
+	a.Handle(&recordingConn{}, nil, dhcp4test.Selecting(t, dhcp4test.MACB, dhcp4test.ServerIP, dhcp4test.AddrB))
+	a.Handle(&recordingConn{}, nil, dhcp4test.Decline(t, dhcp4test.MACB, dhcp4test.AddrB, dhcpv4.WithOption(dhcpv4.OptMessage("arp conflict"))))
 	var events *corev1.EventList
 	for {
 		events, err = kc.CoreV1().Events("default").List(ctx, metav1.ListOptions{

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 
 	"fmt"
 	"net"
@@ -28,7 +29,7 @@ func benchPool(n int) *poolsource.Pool {
 // the decision and the reply's options, then its wire encoding.
 func BenchmarkReply(b *testing.B) {
 	a := newAgent(b, benchPool(10000), logr.Discard())
-	req := discover(b, "52:54:00:00:12:34")
+	req := dhcp4test.Discover(b, "52:54:00:00:12:34")
 	b.ReportAllocs()
 	for b.Loop() {
 		resp, err := a.Respond(req)
@@ -43,7 +44,7 @@ func BenchmarkReply(b *testing.B) {
 // connection that discards.
 func BenchmarkHandle(b *testing.B) {
 	a := newAgent(b, benchPool(10000), logr.Discard())
-	req := discover(b, "52:54:00:00:12:34")
+	req := dhcp4test.Discover(b, "52:54:00:00:12:34")
 	conn := &captureConn{}
 	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 	b.ReportAllocs()

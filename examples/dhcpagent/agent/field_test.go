@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 )
 
 // fieldCase2Pool is case 2 of FIELD-CASES.md, the Harvester managed-DHCP
@@ -107,7 +108,7 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 		t.Errorf("%d ACKs sent", s.Acks)
 	}
 	// The other allocation is served too.
-	other, err := a.RespondAt(discover(t, "76:69:f4:cb:e6:dd"), time.Now())
+	other, err := a.RespondAt(dhcp4test.Discover(t, "76:69:f4:cb:e6:dd"), time.Now())
 	if err != nil || other.MessageType() != dhcpv4.MessageTypeOffer || other.YourIPAddr.String() != "192.168.30.217" {
 		t.Errorf("DISCOVER of 76:69:f4:cb:e6:dd: %v, %v; want an OFFER of 192.168.30.217", other, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
@@ -85,8 +86,8 @@ func TestNetnsRealClients(t *testing.T) {
 		name string
 		pool *poolsource.Pool
 	}{
-		{"70 name servers, all of them with overload", bigPool(labAllocated(), 70, 2)},
-		{"300 name servers and 200 search domains, cut", bigPool(labAllocated(), 300, 200)},
+		{"70 name servers, all of them with overload", bigPool(dhcp4test.LabAllocated(), 70, 2)},
+		{"300 name servers and 200 search domains, cut", bigPool(dhcp4test.LabAllocated(), 300, 200)},
 	}
 	for _, c := range realClients {
 		t.Run(c.name, func(t *testing.T) {
@@ -190,7 +191,7 @@ func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 		t.Fatalf("%s is bound, but the agent sent no %s", c.name, c.reads)
 	}
 	ack := replies[len(replies)-1]
-	opts, overload, err := clientOptions(wires[len(wires)-1])
+	opts, overload, err := dhcp4test.ClientOptions(wires[len(wires)-1])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 
@@ -68,7 +69,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 		t.Fatalf("lifecycleClients[1] is %s", c.name)
 	}
 	pool := benchPool(floodLeases)
-	pool.Status.Allocated["10.77.0.10"] = macA
+	pool.Status.Allocated["10.77.0.10"] = dhcp4test.MACA
 	pool.Spec.LeaseTime = poolsource.Duration(lifecycleLease)
 	opts := []Option{}
 	if !window {
@@ -77,8 +78,8 @@ func runDeclineFlood(t *testing.T, window bool) {
 	h := startFloodHost(t, c, pool, opts...)
 
 	h.run(nil)
-	if b := h.next("bound", 30*time.Second); b.addr != addrA.String() {
-		t.Fatalf("bound %s, want %s", b.addr, addrA)
+	if b := h.next("bound", 30*time.Second); b.addr != dhcp4test.AddrA.String() {
+		t.Fatalf("bound %s, want %s", b.addr, dhcp4test.AddrA)
 	}
 
 	// The flood, encoded beforehand: DECLINE i is lease i%floodLeases's.
@@ -86,7 +87,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 	for i := range wires {
 		mac := fmt.Sprintf("52:54:00:%02x:%02x:%02x", i>>16&0xff, i>>8&0xff, i&0xff)
 		addr := netip.AddrFrom4([4]byte{10, 77, byte(1 + i>>8), byte(i)})
-		wires[i] = decline(t, mac, addr, dhcpv4.WithOption(dhcpv4.OptMessage("address in use"))).ToBytes()
+		wires[i] = dhcp4test.Decline(t, mac, addr, dhcpv4.WithOption(dhcpv4.OptMessage("address in use"))).ToBytes()
 	}
 	var conn net.PacketConn
 	if err := inNetns(h.pair.clientNS, func() (err error) {
@@ -167,7 +168,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 func startFloodHost(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
 	t.Helper()
 	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logBuffer{}, logs: &logBuffer{}, sends: &sendLog{}}
-	h.pair = newNetnsPair(t, macA, "10.77.0.2/24")
+	h.pair = newNetnsPair(t, dhcp4test.MACA, "10.77.0.2/24")
 	h.agent = newAgent(t, pool, newLevel0Logger(h.logs), opts...)
 	conn := listenIn(t, h.pair.agentNS, h.pair.agentIf)
 	if granted, err := udpsocket.SetReceiveBuffer(conn, 4<<20); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
@@ -103,7 +104,7 @@ type lifecycleHost struct {
 func startLifecycle(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
 	t.Helper()
 	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logBuffer{}}
-	h.pair = newNetnsPair(t, macA, "10.77.0.2/24")
+	h.pair = newNetnsPair(t, dhcp4test.MACA, "10.77.0.2/24")
 	logs := &logBuffer{}
 	h.logs = logs
 	h.agent = newAgent(t, pool, newTestLogger(logs), opts...)
@@ -240,7 +241,7 @@ func (h *lifecycleHost) checkOptions(e scriptEvent) {
 	if ack == nil {
 		h.t.Fatalf("%s bound %s, but the agent sent no ACK of it before", h.c.name, e.addr)
 	}
-	opts, _, err := clientOptions(ack.ToBytes())
+	opts, _, err := dhcp4test.ClientOptions(ack.ToBytes())
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/dhcpv4/nclient4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
@@ -116,7 +117,7 @@ func TestNetns(t *testing.T) {
 	p := newNetnsPair(t, clientMAC, "10.77.0.2/24")
 
 	path := filepath.Join(t.TempDir(), "pool.json")
-	writePoolFile(t, path, labPool(labAllocated()))
+	writePoolFile(t, path, labPool(dhcp4test.LabAllocated()))
 	logs := &logBuffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -180,36 +181,36 @@ func TestNetns(t *testing.T) {
 	}
 
 	start := time.Now()
-	bound := expect("bound", addrA)
-	want := ackView(clientMAC, "0.0.0.0", addrA)
+	bound := expect("bound", dhcp4test.AddrA)
+	want := dhcp4test.AckView(clientMAC, "0.0.0.0", dhcp4test.AddrA)
 	want.XID = bound.ack.TransactionID.String()
-	if diff := cmp.Diff(want, viewOf(t, bound.ack)); diff != "" {
+	if diff := cmp.Diff(want, dhcp4test.ViewOf(t, bound.ack)); diff != "" {
 		t.Errorf("ACK over the veth (-want +got):\n%s", diff)
 	}
-	t.Logf("bound %s after %v", addrA, time.Since(start).Round(time.Millisecond))
-	expect("renewed", addrA)
+	t.Logf("bound %s after %v", dhcp4test.AddrA, time.Since(start).Round(time.Millisecond))
+	expect("renewed", dhcp4test.AddrA)
 
 	// Move the MAC while the client keeps renewing.
 	moved := time.Now()
-	writePoolFile(t, path, labPool(movedAllocated()))
+	writePoolFile(t, path, labPool(dhcp4test.MovedAllocated()))
 	nak := expect("nak", netip.Addr{})
 	if got, want := nak.ack.Message(), "10.77.0.10 is not leased to 52:54:00:aa:00:01"; got != want {
 		t.Errorf("NAK message %q, want %q", got, want)
 	}
-	rebound := expect("bound", addrA2)
-	want = ackView(clientMAC, "0.0.0.0", addrA2)
+	rebound := expect("bound", dhcp4test.AddrA2)
+	want = dhcp4test.AckView(clientMAC, "0.0.0.0", dhcp4test.AddrA2)
 	want.XID = rebound.ack.TransactionID.String()
-	if diff := cmp.Diff(want, viewOf(t, rebound.ack)); diff != "" {
+	if diff := cmp.Diff(want, dhcp4test.ViewOf(t, rebound.ack)); diff != "" {
 		t.Errorf("ACK of the new address (-want +got):\n%s", diff)
 	}
-	renewed := expect("renewed", addrA2)
-	want = ackView(clientMAC, "10.77.0.20", addrA2)
+	renewed := expect("renewed", dhcp4test.AddrA2)
+	want = dhcp4test.AckView(clientMAC, "10.77.0.20", dhcp4test.AddrA2)
 	want.XID = renewed.ack.TransactionID.String()
-	if diff := cmp.Diff(want, viewOf(t, renewed.ack)); diff != "" {
+	if diff := cmp.Diff(want, dhcp4test.ViewOf(t, renewed.ack)); diff != "" {
 		t.Errorf("ACK of the renewal of the new address (-want +got):\n%s", diff)
 	}
 	t.Logf("moved to %s and renewed %v after the pool file changed; client history: %v",
-		addrA2, time.Since(moved).Round(time.Millisecond), history)
+		dhcp4test.AddrA2, time.Since(moved).Round(time.Millisecond), history)
 
 	if log := logs.String(); !strings.Contains(log, `"update" mac="52:54:00:aa:00:01" from="10.77.0.10" to="10.77.0.20"`) {
 		t.Errorf("agent did not log the update of the moved MAC; log:\n%s", log)

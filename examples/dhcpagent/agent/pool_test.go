@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -110,7 +111,7 @@ func TestPoolConfigErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := labPool(labAllocated())
+			p := labPool(dhcp4test.LabAllocated())
 			tt.spec(&p.Spec)
 			_, _, _, err := p.Config()
 			if !errors.Is(err, poolsource.ErrInvalidPool) || !strings.Contains(err.Error(), tt.want) {
@@ -120,7 +121,7 @@ func TestPoolConfigErrors(t *testing.T) {
 				t.Errorf("Config error = %v; want one wrapping ipam.ErrInvalidSpec", err)
 			}
 			// A rejected pool leaves the table being served alone.
-			a := newAgent(t, labPool(labAllocated()), logr.Discard())
+			a := newAgent(t, labPool(dhcp4test.LabAllocated()), logr.Discard())
 			before := a.Table()
 			if _, err := a.Apply(p); err == nil {
 				t.Fatal("Apply accepted the pool")
@@ -136,9 +137,9 @@ func TestPoolConfigErrors(t *testing.T) {
 // reported, and the rest is served.
 func TestPoolProblems(t *testing.T) {
 	p := labPool(map[string]string{
-		"10.77.0.10":  macA,
+		"10.77.0.10":  dhcp4test.MACA,
 		"10.77.0.11":  "not-a-mac",
-		"10.77.0.12":  macB,
+		"10.77.0.12":  dhcp4test.MACB,
 		"10.77.0.250": "52:54:00:aa:00:03", // outside rangeEnd
 		"10.77.00.13": "52:54:00:aa:00:04", // not canonical
 	})
@@ -192,7 +193,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`{"spec":{"cidr":"10.0.0.0/31","serverIP":"10.0.0.0","leaseTime":0,"exclude":["10.0.0.1/32"]}}`))
 	f.Add([]byte(`{"spec":{"cidr":"0.0.0.0/0","serverIP":"1.1.1.1","rangeStart":"255.255.255.254"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a := newAgent(t, labPool(labAllocated()), logr.Discard())
+		a := newAgent(t, labPool(dhcp4test.LabAllocated()), logr.Discard())
 		before := a.Table()
 		if _, err := a.Load(data); err != nil && a.Table() != before {
 			t.Fatalf("rejected file %q swapped the table", data)

@@ -32,14 +32,14 @@ const udpIPv4Overhead = 28
 // clientView is what a client that honours option overload reads from a
 // reply: the view of the header, and every option decoded (see
 // decodeOption), wherever it was carried.
-func clientView(t testing.TB, m *dhcpv4.DHCPv4) view {
+func clientView(t testing.TB, m *dhcpv4.DHCPv4) dhcp4test.View {
 	t.Helper()
 	wire := m.ToBytes()
-	opts, _, err := clientOptions(wire)
+	opts, _, err := dhcp4test.ClientOptions(wire)
 	if err != nil {
 		t.Fatalf("reply does not parse as a client parses it: %v", err)
 	}
-	v := viewOf(t, &dhcpv4.DHCPv4{
+	v := dhcp4test.ViewOf(t, &dhcpv4.DHCPv4{
 		OpCode: m.OpCode, HWType: m.HWType, TransactionID: m.TransactionID, Flags: m.Flags,
 		ClientIPAddr: m.ClientIPAddr, YourIPAddr: m.YourIPAddr, ServerIPAddr: m.ServerIPAddr,
 		GatewayIPAddr: m.GatewayIPAddr, ClientHWAddr: m.ClientHWAddr, Options: dhcpv4.Options{},
@@ -54,7 +54,7 @@ func clientView(t testing.TB, m *dhcpv4.DHCPv4) view {
 // mandatory are the options every OFFER and ACK of the lab pool keeps,
 // whatever the limit.
 func mandatory(typ string) map[string]string {
-	o := labOptions(typ)
+	o := dhcp4test.LabOptions(typ)
 	for _, k := range []string{"6 dns", "15 domain name", "42 ntp", "119 domain search"} {
 		delete(o, k)
 	}
@@ -63,7 +63,7 @@ func mandatory(typ string) map[string]string {
 
 // mustFit fails t unless the reply's wire form fits in limit bytes once
 // the IPv4 and UDP headers are added, and carries the mandatory options.
-func mustFit(t *testing.T, resp *dhcpv4.DHCPv4, limit int, typ string) view {
+func mustFit(t *testing.T, resp *dhcpv4.DHCPv4, limit int, typ string) dhcp4test.View {
 	t.Helper()
 	if got := len(resp.ToBytes()) + udpIPv4Overhead; got > limit {
 		t.Fatalf("%s is a %d-byte datagram, the client accepts %d", typ, got, limit)
@@ -96,7 +96,7 @@ func checkAgainstLease(t testing.TB, req *dhcpv4.DHCPv4, store *leasestore.Store
 		if asked == nil {
 			asked = req.ClientIPAddr
 		}
-		full[53], full[54] = []byte{byte(typ)}, serverIP.AsSlice()
+		full[53], full[54] = []byte{byte(typ)}, dhcp4test.ServerIP.AsSlice()
 		full[56] = fmt.Appendf(nil, "%s is not leased to %s", asked, req.ClientHWAddr)
 	} else {
 		for _, o := range LeaseOptions(lease) {
