@@ -67,12 +67,11 @@ func setAllocated(t *testing.T, ctx context.Context, c dynamic.ResourceInterface
 	}
 }
 
-// TestIPPoolWatch runs the agent's API-server mode against a real
-// kube-apiserver and etcd: the first version of the IPPool loads before
-// Run returns; a status change reaches the table through the watch (the
-// informer has no resync and nothing polls); a DECLINE becomes a Warning
-// event on the IPPool.
-func TestIPPoolWatch(t *testing.T) {
+// startIPPoolAPI starts a kube-apiserver with the operator's CRDs and
+// returns clients of it, the IPPools of namespace default, and a context
+// that ends after 60 s or with the test.
+func startIPPoolAPI(t *testing.T) (context.Context, dynamic.Interface, kubernetes.Interface, dynamic.ResourceInterface) {
+	t.Helper()
 	cfg := kubetest.Start(t, filepath.Join("..", "..", "operator", "config", "crd"))
 	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
@@ -83,8 +82,39 @@ func TestIPPoolWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	pools := dc.Resource(poolsource.IPPoolResource).Namespace("default")
+	t.Cleanup(cancel)
+	return ctx, dc, kc, dc.Resource(poolsource.IPPoolResource).Namespace("default")
+}
+
+// waitDeclinedEvent waits for the first AddressDeclined event in namespace
+// default and returns it; when ctx ends first, the test fails with what
+// detail says.
+func waitDeclinedEvent(t *testing.T, ctx context.Context, kc kubernetes.Interface, detail func() string) corev1.Event {
+	t.Helper()
+	for {
+		events, err := kc.CoreV1().Events("default").List(ctx, metav1.ListOptions{
+			FieldSelector: fields.OneTermEqualSelector("reason", "AddressDeclined").String(),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events.Items) > 0 {
+			return events.Items[0]
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no AddressDeclined event" + detail())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestIPPoolWatch runs the agent's API-server mode against a real
+// kube-apiserver and etcd: the first version of the IPPool loads before
+// Run returns; a status change reaches the table through the watch (the
+// informer has no resync and nothing polls); a DECLINE becomes a Warning
+// event on the IPPool.
+func TestIPPoolWatch(t *testing.T) {
+	ctx, dc, kc, pools := startIPPoolAPI(t)
 	for _, name := range []string{"lab", "lab-other"} { // the other pool must not reach the table
 		if _, err := pools.Create(ctx, ippoolObject(t, name, nil), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -143,23 +173,7 @@ func TestIPPoolWatch(t *testing.T) {
 	// becomes an event on the IPPool.
 	a.Handle(&recordingConn{}, nil, dhcp4test.Selecting(t, dhcp4test.MACB, dhcp4test.ServerIP, dhcp4test.AddrB))
 	a.Handle(&recordingConn{}, nil, dhcp4test.Decline(t, dhcp4test.MACB, dhcp4test.AddrB, dhcpv4.WithOption(dhcpv4.OptMessage("arp conflict"))))
-	var events *corev1.EventList
-	for {
-		events, err = kc.CoreV1().Events("default").List(ctx, metav1.ListOptions{
-			FieldSelector: fields.OneTermEqualSelector("reason", "AddressDeclined").String(),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(events.Items) > 0 {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatal("no AddressDeclined event")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	e := events.Items[0]
+	e := waitDeclinedEvent(t, ctx, kc, func() string { return "" })
 	lab, err := pools.Get(ctx, "lab", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
