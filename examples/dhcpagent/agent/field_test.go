@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 )
 
 // fieldCase2Pool is case 2 of FIELD-CASES.md, the Harvester managed-DHCP
@@ -44,14 +45,14 @@ const fieldCase2Pool = `{
 // fa:cf:8e:50:82:fc, binds 192.168.30.120/24 with router .1, server
 // identifier .251 and a 300 s lease, as its script reads them.
 func TestFieldCase2HarvesterIPPool(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	c := realClients[0]
 	if c.name != "udhcpc" {
 		t.Fatalf("realClients[0] is %s, want udhcpc", c.name)
 	}
 	requireClient(t, c.args("", "", "")[0])
 	const clientMAC = "fa:cf:8e:50:82:fc"
-	p := newNetnsPair(t, clientMAC, "192.168.30.251/24")
+	p := netnstest.NewPair(t, clientMAC, "192.168.30.251/24")
 	logs := &logBuffer{}
 	a := New(nil, WithLogger(newTestLogger(logs)))
 	u, err := a.Load([]byte(fieldCase2Pool))
@@ -66,7 +67,7 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 			t.Logf("agent log:\n%s", logs)
 		}
 	})
-	serveIn(t, a, listenIn(t, p.agentNS, p.agentIf))
+	serveIn(t, a, listenIn(t, p.ServerNS, p.ServerIf))
 
 	dir := t.TempDir()
 	out := filepath.Join(dir, "env")
@@ -77,7 +78,7 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.clientNS}, c.args(p.clientIf, script, dir)...)...)
+	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.ClientNS}, c.args(p.ClientIf, script, dir)...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	output := &logBuffer{}

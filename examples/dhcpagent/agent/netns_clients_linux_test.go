@@ -19,6 +19,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
@@ -81,7 +82,7 @@ var realClients = []realClient{
 // and read exactly the options of the reply the agent sent, including those
 // carried in the file and sname fields with option overload.
 func TestNetnsRealClients(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	pools := []struct {
 		name string
 		pool *poolsource.Pool
@@ -106,7 +107,7 @@ func TestNetnsRealClients(t *testing.T) {
 
 func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 	const clientMAC = "52:54:00:aa:00:01" // macA
-	p := newNetnsPair(t, clientMAC, "10.77.0.2/24")
+	p := netnstest.NewPair(t, clientMAC, "10.77.0.2/24")
 	logs := &logBuffer{}
 	a := newAgent(t, pool, newTestLogger(logs))
 
@@ -116,7 +117,7 @@ func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 	var wires [][]byte // each reply as sent: overloaded options are only in these
 	maxSize := "none"  // the client's option 57
 	tap := &tapConn{
-		Conn: listenIn(t, p.agentNS, p.agentIf),
+		Conn: listenIn(t, p.ServerNS, p.ServerIf),
 		read: func(m *dhcpv4.DHCPv4) {
 			if v, err := m.MaxMessageSize(); err == nil {
 				mu.Lock()
@@ -149,7 +150,7 @@ func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.clientNS}, c.args(p.clientIf, script, dir)...)...)
+	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.ClientNS}, c.args(p.ClientIf, script, dir)...)...)
 	output := &logBuffer{}
 	cmd.Stdout, cmd.Stderr = output, output
 	cmd.WaitDelay = 5 * time.Second

@@ -3,6 +3,7 @@ package agent
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 
 	"context"
 	"net"
@@ -30,7 +31,7 @@ import (
 // and the probation over, the client binds the address. (ISC dhclient
 // does not probe: TestNetnsSpoofedDecline runs it.)
 func TestNetnsDecline(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	t.Parallel() // minutes of waiting for timers, not of CPU: overlap them
 	for _, c := range lifecycleClients {
 		if c.name == "dhclient" {
@@ -45,7 +46,7 @@ func TestNetnsDecline(t *testing.T) {
 				probation = 15 * time.Second
 			}
 			h := startLifecycle(t, c, lifecyclePool(dhcp4test.LabAllocated()), WithProbation(probation))
-			ip(t, "-n", h.pair.agentNS, "addr", "add", dhcp4test.AddrA.String()+"/32", "dev", h.pair.agentIf)
+			netnstest.IP(t, "-n", h.pair.ServerNS, "addr", "add", dhcp4test.AddrA.String()+"/32", "dev", h.pair.ServerIf)
 			h.run(func(args []string) []string {
 				if c.name == "udhcpc" {
 					return append(args, "-a")
@@ -54,7 +55,7 @@ func TestNetnsDecline(t *testing.T) {
 			})
 			waitDeclines(t, h.agent, 1)
 			declined := time.Now()
-			ip(t, "-n", h.pair.agentNS, "addr", "del", dhcp4test.AddrA.String()+"/32", "dev", h.pair.agentIf)
+			netnstest.IP(t, "-n", h.pair.ServerNS, "addr", "del", dhcp4test.AddrA.String()+"/32", "dev", h.pair.ServerIf)
 			bound := h.next("bound", probation+30*time.Second)
 			if bound.addr != dhcp4test.AddrA.String() {
 				t.Fatalf("bound %s after the probation, want %s", bound.addr, dhcp4test.AddrA)
@@ -107,7 +108,7 @@ func TestNetnsDecline(t *testing.T) {
 // one, and dhclient restarted on its lease file after the DECLINE
 // (INIT-REBOOT: it asks to keep the address, which also disproves it).
 func TestNetnsSpoofedDecline(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	t.Parallel()
 	tests := []struct {
 		name   string
@@ -218,11 +219,11 @@ func waitDeclines(t *testing.T, a *Agent, n uint64) {
 
 // sendDecline sends, from the client's namespace, the DECLINE of addr
 // that a client of macA sends when it finds the address in use.
-func sendDecline(t *testing.T, p *netnsPair, addr netip.Addr) {
+func sendDecline(t *testing.T, p *netnstest.Pair, addr netip.Addr) {
 	t.Helper()
 	var conn net.PacketConn
-	if err := inNetns(p.clientNS, func() (err error) {
-		conn, err = nclient4.NewRawUDPConn(p.clientIf, dhcp4.ClientPort)
+	if err := netnstest.In(p.ClientNS, func() (err error) {
+		conn, err = nclient4.NewRawUDPConn(p.ClientIf, dhcp4.ClientPort)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -247,16 +248,16 @@ func sendDecline(t *testing.T, p *netnsPair, addr netip.Addr) {
 // udhcpc and dhclient sends INFORM; dhcpcd 9.4.1 --inform did not start
 // in a network namespace here: its privilege-separation controller fails.)
 func TestNetnsInform(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	t.Parallel() // minutes of waiting for timers, not of CPU: overlap them
 	t.Run("nclient4", func(t *testing.T) {
 		t.Parallel()
 		h := startLifecycle(t, lifecycleClients[0], lifecyclePool(dhcp4test.LabAllocated()))
 		static := "10.77.0.250"
-		ip(t, "-n", h.pair.clientNS, "addr", "add", static+"/24", "dev", h.pair.clientIf)
+		netnstest.IP(t, "-n", h.pair.ClientNS, "addr", "add", static+"/24", "dev", h.pair.ClientIf)
 		var c *nclient4.Client
-		if err := inNetns(h.pair.clientNS, func() (err error) {
-			c, err = nclient4.New(h.pair.clientIf, nclient4.WithTimeout(time.Second), nclient4.WithRetry(5))
+		if err := netnstest.In(h.pair.ClientNS, func() (err error) {
+			c, err = nclient4.New(h.pair.ClientIf, nclient4.WithTimeout(time.Second), nclient4.WithRetry(5))
 			return err
 		}); err != nil {
 			t.Fatal(err)

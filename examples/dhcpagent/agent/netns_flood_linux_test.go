@@ -3,6 +3,7 @@ package agent
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 
@@ -50,7 +51,7 @@ func TestNetnsDeclineFlood(t *testing.T) {
 	if *floodCount == 0 {
 		t.Skip("a load test: run it with -flood N (as root)")
 	}
-	requireNetns(t)
+	netnstest.Require(t)
 	requireClient(t, "dhclient")
 	for _, window := range []bool{true, false} {
 		name := "window"
@@ -90,8 +91,8 @@ func runDeclineFlood(t *testing.T, window bool) {
 		wires[i] = dhcp4test.Decline(t, mac, addr, dhcpv4.WithOption(dhcpv4.OptMessage("address in use"))).ToBytes()
 	}
 	var conn net.PacketConn
-	if err := inNetns(h.pair.clientNS, func() (err error) {
-		conn, err = nclient4.NewRawUDPConn(h.pair.clientIf, dhcp4.ClientPort)
+	if err := netnstest.In(h.pair.ClientNS, func() (err error) {
+		conn, err = nclient4.NewRawUDPConn(h.pair.ClientIf, dhcp4.ClientPort)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -99,7 +100,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 	defer conn.Close()
 	dst := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ServerPort}
 
-	dropsBefore := udpRcvbufErrors(t, h.pair.agentNS)
+	dropsBefore := udpRcvbufErrors(t, h.pair.ServerNS)
 	statsBefore := h.agent.Stats(time.Now())
 	outBefore := len(h.output.String())
 	interval := time.Second / time.Duration(*floodRate)
@@ -128,7 +129,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	drops := udpRcvbufErrors(t, h.pair.agentNS) - dropsBefore
+	drops := udpRcvbufErrors(t, h.pair.ServerNS) - dropsBefore
 
 	// dhclient -v prints a line per DHCPREQUEST it sends and per lease it
 	// binds: count the requests of each renewal during the flood.
@@ -168,9 +169,9 @@ func runDeclineFlood(t *testing.T, window bool) {
 func startFloodHost(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
 	t.Helper()
 	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logBuffer{}, logs: &logBuffer{}, sends: &sendLog{}}
-	h.pair = newNetnsPair(t, dhcp4test.MACA, "10.77.0.2/24")
+	h.pair = netnstest.NewPair(t, dhcp4test.MACA, "10.77.0.2/24")
 	h.agent = newAgent(t, pool, newLevel0Logger(h.logs), opts...)
-	conn := listenIn(t, h.pair.agentNS, h.pair.agentIf)
+	conn := listenIn(t, h.pair.ServerNS, h.pair.ServerIf)
 	if granted, err := udpsocket.SetReceiveBuffer(conn, 4<<20); err != nil {
 		t.Fatalf("receive buffer: %v (granted %d)", err, granted)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
@@ -86,7 +87,7 @@ func (c *sendLog) all() []sent {
 type lifecycleHost struct {
 	t      *testing.T
 	c      lifecycleClient
-	pair   *netnsPair
+	pair   *netnstest.Pair
 	agent  *Agent
 	sends  *sendLog
 	recvMu sync.Mutex
@@ -104,13 +105,13 @@ type lifecycleHost struct {
 func startLifecycle(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
 	t.Helper()
 	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logBuffer{}}
-	h.pair = newNetnsPair(t, dhcp4test.MACA, "10.77.0.2/24")
+	h.pair = netnstest.NewPair(t, dhcp4test.MACA, "10.77.0.2/24")
 	logs := &logBuffer{}
 	h.logs = logs
 	h.agent = newAgent(t, pool, newTestLogger(logs), opts...)
 	h.sends = &sendLog{}
 	tap := &tapConn{
-		Conn: listenIn(t, h.pair.agentNS, h.pair.agentIf),
+		Conn: listenIn(t, h.pair.ServerNS, h.pair.ServerIf),
 		read: func(m *dhcpv4.DHCPv4) {
 			h.recvMu.Lock()
 			h.recv = append(h.recv, received{at: time.Now(), msg: m})
@@ -142,11 +143,11 @@ func startLifecycle(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts
 // not nil.
 func (h *lifecycleHost) run(edit func([]string) []string) {
 	h.t.Helper()
-	args := h.c.args(h.pair.clientIf, filepath.Join(h.dir, "script"), h.dir)
+	args := h.c.args(h.pair.ClientIf, filepath.Join(h.dir, "script"), h.dir)
 	if edit != nil {
 		args = edit(args)
 	}
-	cmd := exec.Command("ip", append([]string{"netns", "exec", h.pair.clientNS}, args...)...)
+	cmd := exec.Command("ip", append([]string{"netns", "exec", h.pair.ClientNS}, args...)...)
 	cmd.Stdout, cmd.Stderr = h.output, h.output
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

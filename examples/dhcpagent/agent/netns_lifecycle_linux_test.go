@@ -7,6 +7,7 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 )
 
 // TestNetnsLifecycle runs real clients (busybox udhcpc, ISC dhclient,
@@ -26,7 +27,7 @@ import (
 // udhcpc then broadcasts the renewal a second later and hears the reply.
 // The test accepts either, as long as it comes before T2.
 func TestNetnsLifecycle(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	t.Parallel() // minutes of waiting for timers, not of CPU: overlap them
 	for _, c := range lifecycleClients {
 		t.Run(c.name, func(t *testing.T) {

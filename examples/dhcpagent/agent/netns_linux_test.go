@@ -15,6 +15,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/dhcpv4/nclient4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
@@ -41,7 +42,7 @@ func (e clientEvent) String() string {
 // a NAK removes the address and goes back to INIT (RFC 2131, 4.4). It
 // configures the address on the interface as a real client does, so the
 // agent's unicast ACKs to ciaddr are answered by ARP.
-func runClient(ctx context.Context, c *nclient4.Client, p *netnsPair, interval time.Duration, events chan<- clientEvent) {
+func runClient(ctx context.Context, c *nclient4.Client, p *netnstest.Pair, interval time.Duration, events chan<- clientEvent) {
 	send := func(e clientEvent) {
 		select {
 		case events <- e:
@@ -49,14 +50,14 @@ func runClient(ctx context.Context, c *nclient4.Client, p *netnsPair, interval t
 		}
 	}
 	setAddr := func(a netip.Addr, bits int) error {
-		if out, err := exec.Command("ip", "-n", p.clientNS, "addr", "flush", "dev", p.clientIf).CombinedOutput(); err != nil {
+		if out, err := exec.Command("ip", "-n", p.ClientNS, "addr", "flush", "dev", p.ClientIf).CombinedOutput(); err != nil {
 			return fmt.Errorf("ip addr flush: %v: %s", err, out)
 		}
 		if !a.IsValid() {
 			return nil
 		}
 		cidr := netip.PrefixFrom(a, bits).String()
-		if out, err := exec.Command("ip", "-n", p.clientNS, "addr", "add", cidr, "dev", p.clientIf).CombinedOutput(); err != nil {
+		if out, err := exec.Command("ip", "-n", p.ClientNS, "addr", "add", cidr, "dev", p.ClientIf).CombinedOutput(); err != nil {
 			return fmt.Errorf("ip addr add %s: %v: %s", cidr, err, out)
 		}
 		return nil
@@ -112,9 +113,9 @@ func runClient(ctx context.Context, c *nclient4.Client, p *netnsPair, interval t
 // address (RFC 2131 4.3.2: the client's notion of its address is wrong),
 // and the client, back in INIT, is offered and acknowledged the new one.
 func TestNetns(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	const clientMAC = "52:54:00:aa:00:01" // macA
-	p := newNetnsPair(t, clientMAC, "10.77.0.2/24")
+	p := netnstest.NewPair(t, clientMAC, "10.77.0.2/24")
 
 	path := filepath.Join(t.TempDir(), "pool.json")
 	writePoolFile(t, path, labPool(dhcp4test.LabAllocated()))
@@ -130,18 +131,18 @@ func TestNetns(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	conn := listenIn(t, p.agentNS, p.agentIf)
+	conn := listenIn(t, p.ServerNS, p.ServerIf)
 	ctx, cancel := context.WithCancel(context.Background())
 	served, watched := make(chan error, 1), make(chan error, 1)
 	go func() { served <- a.Serve(ctx, conn) }()
 	go func() { watched <- file.Watch(ctx, 20*time.Millisecond) }()
 
 	var c *nclient4.Client
-	if err := inNetns(p.clientNS, func() (err error) {
-		c, err = nclient4.New(p.clientIf, nclient4.WithTimeout(500*time.Millisecond), nclient4.WithRetry(4))
+	if err := netnstest.In(p.ClientNS, func() (err error) {
+		c, err = nclient4.New(p.ClientIf, nclient4.WithTimeout(500*time.Millisecond), nclient4.WithRetry(4))
 		return err
 	}); err != nil {
-		t.Fatalf("client socket in %s: %v", p.clientNS, err)
+		t.Fatalf("client socket in %s: %v", p.ClientNS, err)
 	}
 	events := make(chan clientEvent)
 	clientDone := make(chan struct{})
