@@ -18,6 +18,7 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -123,7 +124,7 @@ func TestIPPoolWatch(t *testing.T) {
 	setAllocated(t, ctx, pools, "lab", dhcp4test.LabAllocated())
 	setAllocated(t, ctx, pools, "lab-other", map[string]string{"10.77.0.30": dhcp4test.MACA})
 
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	recorder, stopEvents := NewEventRecorder(kc)
 	defer stopEvents()
 	var w *poolsource.IPPoolWatch

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 )
 
@@ -53,7 +54,7 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 	requireClient(t, c.args("", "", "")[0])
 	const clientMAC = "fa:cf:8e:50:82:fc"
 	p := netnstest.NewPair(t, clientMAC, "192.168.30.251/24")
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	a := New(nil, WithLogger(newTestLogger(logs)))
 	u, err := a.Load([]byte(fieldCase2Pool))
 	if err != nil {
@@ -81,7 +82,7 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.ClientNS}, c.args(p.ClientIf, script, dir)...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	output := &logBuffer{}
+	output := &logtest.Buffer{}
 	cmd.Stdout, cmd.Stderr = output, output
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

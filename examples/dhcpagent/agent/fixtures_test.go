@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -49,21 +47,4 @@ func newAgent(t testing.TB, p *poolsource.Pool, log logr.Logger, opts ...Option)
 func labStore(t testing.TB, allocated map[string]string) *leasestore.Store {
 	t.Helper()
 	return newAgent(t, labPool(allocated), logr.Discard()).Table()
-}
-
-// writePoolFile replaces the file at path with p, atomically, as Watch asks
-// of writers.
-func writePoolFile(t testing.TB, path string, p *poolsource.Pool) {
-	t.Helper()
-	data, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
 }

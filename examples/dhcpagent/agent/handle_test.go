@@ -15,6 +15,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
 	"k8s.io/klog/v2/textlogger"
 )
@@ -45,7 +46,7 @@ func TestAuthoritativeNakEmptyTable(t *testing.T) {
 // the decline reaches the hook.
 func TestHandleDeclineAndRelease(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	var hooked []Decline
 	a := newAgent(t, labPool(dhcp4test.LabAllocated()), newLevel0Logger(logs),
 		WithProbation(time.Minute), WithClock(func() time.Time { return now }),

@@ -15,6 +15,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 )
 
 // TestSpoofedDeclineDoesNotEvictBoundClient: a DECLINE in a bound
@@ -119,7 +120,7 @@ func TestGenuineDeclineStillHoldsAddress(t *testing.T) {
 func TestDeclineFloodLogsBounded(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := t0
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	a := newAgent(t, benchPool(1000), newLevel0Logger(logs), WithClock(func() time.Time { return now }))
 	conn := &recordingConn{}
 	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
@@ -170,7 +171,7 @@ func TestClientTextCannotForgeLogLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			logs := &logBuffer{}
+			logs := &logtest.Buffer{}
 			a := newAgent(t, labPool(dhcp4test.LabAllocated()), newLevel0Logger(logs), WithClock(func() time.Time { return now }))
 			before := len(logs.String())
 			conn := &recordingConn{}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 
 	"context"
@@ -112,7 +113,7 @@ func (c *udpClient) exchange(req *dhcpv4.DHCPv4) *dhcpv4.DHCPv4 {
 func TestLoopback(t *testing.T) {
 	for _, conn := range loopbackConns {
 		t.Run(conn.name, func(t *testing.T) {
-			logs := &logBuffer{}
+			logs := &logtest.Buffer{}
 			a := newAgent(t, labPool(dhcp4test.LabAllocated()), newTestLogger(logs))
 			c := serveLoopback(t, a, conn.listen(t))
 

@@ -19,6 +19,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
@@ -108,7 +109,7 @@ func TestNetnsRealClients(t *testing.T) {
 func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 	const clientMAC = "52:54:00:aa:00:01" // macA
 	p := netnstest.NewPair(t, clientMAC, "10.77.0.2/24")
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	a := newAgent(t, pool, newTestLogger(logs))
 
 	// Record each reply of the kind the client's script reads.
@@ -151,7 +152,7 @@ func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.ClientNS}, c.args(p.ClientIf, script, dir)...)...)
-	output := &logBuffer{}
+	output := &logtest.Buffer{}
 	cmd.Stdout, cmd.Stderr = output, output
 	cmd.WaitDelay = 5 * time.Second
 	// The client runs in a process group of its own, killed whole: dhcpcd

@@ -3,6 +3,7 @@ package agent
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
@@ -168,7 +169,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 // with the receive buffer the command asks for (its -rcvbuf default).
 func startFloodHost(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
 	t.Helper()
-	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logBuffer{}, logs: &logBuffer{}, sends: &sendLog{}}
+	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logtest.Buffer{}, logs: &logtest.Buffer{}, sends: &sendLog{}}
 	h.pair = netnstest.NewPair(t, dhcp4test.MACA, "10.77.0.2/24")
 	h.agent = newAgent(t, pool, newLevel0Logger(h.logs), opts...)
 	conn := listenIn(t, h.pair.ServerNS, h.pair.ServerIf)

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
@@ -91,10 +92,10 @@ type lifecycleHost struct {
 	agent  *Agent
 	sends  *sendLog
 	recvMu sync.Mutex
-	recv   []received // what the agent received
-	logs   *logBuffer // the agent's log
+	recv   []received      // what the agent received
+	logs   *logtest.Buffer // the agent's log
 	dir    string
-	output *logBuffer
+	output *logtest.Buffer
 	seen   int // events already returned by next
 	cmd    *exec.Cmd
 	done   chan error
@@ -104,9 +105,9 @@ type lifecycleHost struct {
 // with opts; the client is started by run.
 func startLifecycle(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
 	t.Helper()
-	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logBuffer{}}
+	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logtest.Buffer{}}
 	h.pair = netnstest.NewPair(t, dhcp4test.MACA, "10.77.0.2/24")
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	h.logs = logs
 	h.agent = newAgent(t, pool, newTestLogger(logs), opts...)
 	h.sends = &sendLog{}

@@ -15,7 +15,9 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/dhcpv4/nclient4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/pooltest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
@@ -118,8 +120,8 @@ func TestNetns(t *testing.T) {
 	p := netnstest.NewPair(t, clientMAC, "10.77.0.2/24")
 
 	path := filepath.Join(t.TempDir(), "pool.json")
-	writePoolFile(t, path, labPool(dhcp4test.LabAllocated()))
-	logs := &logBuffer{}
+	pooltest.WriteFile(t, path, labPool(dhcp4test.LabAllocated()))
+	logs := &logtest.Buffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("agent log:\n%s", logs)
@@ -193,7 +195,7 @@ func TestNetns(t *testing.T) {
 
 	// Move the MAC while the client keeps renewing.
 	moved := time.Now()
-	writePoolFile(t, path, labPool(dhcp4test.MovedAllocated()))
+	pooltest.WriteFile(t, path, labPool(dhcp4test.MovedAllocated()))
 	nak := expect("nak", netip.Addr{})
 	if got, want := nak.ack.Message(), "10.77.0.10 is not leased to 52:54:00:aa:00:01"; got != want {
 		t.Errorf("NAK message %q, want %q", got, want)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -145,7 +146,7 @@ func TestPoolProblems(t *testing.T) {
 	})
 	p.Spec.DNS = []string{"10.77.0.2", "dns.example", "::ffff:10.77.0.3"}
 	p.Spec.NTP = []string{"fd00::3"}
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	u, err := New(nil, WithLogger(newTestLogger(logs))).Apply(p)
 	if err != nil {
 		t.Fatal(err)

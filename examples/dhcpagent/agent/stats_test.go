@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 )
 
 // handleMix sends one of each kind of traffic through a's handler: an
@@ -95,7 +96,7 @@ dhcpagent_table_loads_total 1
 // the last, so together they count everything once, and each names the
 // table being served.
 func TestSummarize(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	p := labPool(dhcp4test.LabAllocated())
 	p.Metadata.ResourceVersion = "42"
 	a := newAgent(t, p, newLevel0Logger(logs))
@@ -151,7 +152,7 @@ func TestNewSlog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var out logBuffer
+			var out logtest.Buffer
 			a := New(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: tt.level})))
 			if _, err := a.Apply(labPool(dhcp4test.LabAllocated())); err != nil {
 				t.Fatal(err)
