@@ -96,12 +96,7 @@ func TestPoll(t *testing.T) {
 // few intervals, and cancelling the context stops it.
 func TestWatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pool.json")
-	pooltest.WriteFile(t, path, labPool(labAllocated()))
-	srv := &server{log: logr.Discard()}
-	f := NewFile(path, srv.apply, srv.log)
-	if err := f.Load(); err != nil {
-		t.Fatal(err)
-	}
+	srv, f := loadedLabFile(t, path)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.Watch(ctx, 5*time.Millisecond) }()
@@ -129,12 +124,7 @@ func TestWatch(t *testing.T) {
 // recently is hashed again.
 func TestPollRacy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pool.json")
-	pooltest.WriteFile(t, path, labPool(labAllocated()))
-	srv := &server{log: logr.Discard()}
-	f := NewFile(path, srv.apply, srv.log)
-	if err := f.Load(); err != nil {
-		t.Fatal(err)
-	}
+	srv, f := loadedLabFile(t, path)
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -160,22 +150,30 @@ func TestPollRacy(t *testing.T) {
 	}
 }
 
-// errorLine matches the start of an error line of klog's text format.
-var errorLine = regexp.MustCompile(`(?m)^E\d{4} `)
-
-// TestWatchNotify checks that Watch loads a change as soon as it is
-// written, with the fallback check an hour away: by inotify on the
-// directory, for a new file renamed over the pool file (as editors and
-// writePoolFile do) and for a write in place.
-func TestWatchNotify(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pool.json")
+// loadedLabFile writes the lab pool with labAllocated to path and returns
+// a File of it, loaded, serving a server that logs nothing.
+func loadedLabFile(t *testing.T, path string) (*server, *File) {
+	t.Helper()
 	pooltest.WriteFile(t, path, labPool(labAllocated()))
 	srv := &server{log: logr.Discard()}
 	f := NewFile(path, srv.apply, srv.log)
 	if err := f.Load(); err != nil {
 		t.Fatal(err)
 	}
+	return srv, f
+}
+
+// errorLine matches the start of an error line of klog's text format.
+var errorLine = regexp.MustCompile(`(?m)^E\d{4} `)
+
+// TestWatchNotify checks that Watch loads a change as soon as it is
+// written, with the fallback check an hour away: by inotify on the
+// directory, for a new file renamed over the pool file (as editors and
+// pooltest.WriteFile do) and for a write in place.
+func TestWatchNotify(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pool.json")
+	srv, f := loadedLabFile(t, path)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.Watch(ctx, time.Hour) }()
