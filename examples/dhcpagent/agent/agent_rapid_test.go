@@ -8,6 +8,7 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"pgregory.net/rapid"
 )
 
@@ -93,7 +94,7 @@ func TestAgentMatchesModel(t *testing.T) {
 			}
 			return h
 		}
-		if _, err := a.Apply(labPool(nil)); err != nil {
+		if _, err := a.Apply(labtest.Pool(nil)); err != nil {
 			t.Fatal(err)
 		}
 		t.Repeat(map[string]func(*rapid.T){
@@ -107,7 +108,7 @@ func TestAgentMatchesModel(t *testing.T) {
 					alloc[perm[i].String()] = mac
 					next[mac] = perm[i]
 				}
-				u, err := a.Apply(labPool(alloc))
+				u, err := a.Apply(labtest.Pool(alloc))
 				if err != nil || len(u.Problems) > 0 {
 					t.Fatalf("Apply: %v, problems %v", err, u.Problems)
 				}

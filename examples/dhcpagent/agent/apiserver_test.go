@@ -18,6 +18,7 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
@@ -28,7 +29,7 @@ import (
 // status.allocated set to allocated.
 func ippoolObject(t *testing.T, name string, allocated map[string]string) *unstructured.Unstructured {
 	t.Helper()
-	p := labPool(allocated)
+	p := labtest.Pool(allocated)
 	obj := map[string]any{
 		"apiVersion": poolsource.IPPoolResource.GroupVersion().String(),
 		"kind":       "IPPool",

@@ -3,6 +3,7 @@ package agent
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 
 	"fmt"
 	"net"
@@ -20,7 +21,7 @@ func benchPool(n int) *poolsource.Pool {
 		a := netip.AddrFrom4([4]byte{10, 77, byte(1 + i>>8), byte(i)})
 		alloc[a.String()] = fmt.Sprintf("52:54:00:%02x:%02x:%02x", i>>16&0xff, i>>8&0xff, i&0xff)
 	}
-	p := labPool(alloc)
+	p := labtest.Pool(alloc)
 	p.Spec.CIDR, p.Spec.RangeStart, p.Spec.RangeEnd, p.Spec.Exclude = "10.77.0.0/16", "", "", nil
 	return p
 }

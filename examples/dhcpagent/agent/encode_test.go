@@ -3,6 +3,7 @@ package agent
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 
 	"net"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // TestAppendMessage: dhcp4wire.Append writes what the dhcp library's ToBytes
 // writes, for the agent's replies and the edge cases of the format.
 func TestAppendMessage(t *testing.T) {
-	a := newAgent(t, labPool(dhcp4test.LabAllocated()), quietLogger())
+	a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger())
 	offer, err := a.Respond(dhcp4test.Discover(t, dhcp4test.MACA))
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 )
 
 // TestConcurrentHandleScratches: goroutines that call Handle at once, as
@@ -21,7 +22,7 @@ import (
 // goroutines interleave. Run with -race, it also checks that no scratch
 // is touched by two of them.
 func TestConcurrentHandleScratches(t *testing.T) {
-	a := newAgent(t, labPool(dhcp4test.LabAllocated()), logr.Discard())
+	a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), logr.Discard())
 	relayed := dhcp4test.Discover(t, dhcp4test.MACB)
 	relayed.GatewayIPAddr = net.IPv4(10, 77, 0, 3).To4()
 	relayed.Options[dhcp4wire.OptionRelayInfo] = []byte{1, 4, 'e', 't', 'h', '1'}

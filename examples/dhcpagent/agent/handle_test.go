@@ -15,6 +15,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
 	"k8s.io/klog/v2/textlogger"
@@ -30,7 +31,7 @@ func TestRespondBeforeLoad(t *testing.T) {
 // TestAuthoritativeNakEmptyTable checks that a MAC removed with the last
 // lease is still NAKed: the prefix comes from the pool, not from a lease.
 func TestAuthoritativeNakEmptyTable(t *testing.T) {
-	a := newAgent(t, labPool(nil), quietLogger())
+	a := newAgent(t, labtest.Pool(nil), quietLogger())
 	got, err := a.Respond(dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA))
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +49,7 @@ func TestHandleDeclineAndRelease(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	logs := &logtest.Buffer{}
 	var hooked []Decline
-	a := newAgent(t, labPool(dhcp4test.LabAllocated()), newLevel0Logger(logs),
+	a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), newLevel0Logger(logs),
 		WithProbation(time.Minute), WithClock(func() time.Time { return now }),
 		WithDeclineHook(func(d Decline) { hooked = append(hooked, d) }))
 	conn := &recordingConn{}
@@ -128,7 +129,7 @@ func newLevel0Logger(w io.Writer) logr.Logger {
 // the client renews, by broadcast otherwise, and by broadcast when ciaddr
 // cannot be reached.
 func TestHandleNakDestination(t *testing.T) {
-	a := newAgent(t, labPool(dhcp4test.MovedAllocated()), quietLogger())
+	a := newAgent(t, labtest.Pool(dhcp4test.MovedAllocated()), quietLogger())
 	tests := []struct {
 		name   string
 		req    *dhcpv4.DHCPv4

@@ -15,6 +15,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 )
 
@@ -39,7 +40,7 @@ func TestSpoofedDeclineDoesNotEvictBoundClient(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			now := t0
-			a := newAgent(t, labPool(dhcp4test.LabAllocated()), quietLogger(), WithClock(func() time.Time { return now }))
+			a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger(), WithClock(func() time.Time { return now }))
 			conn := &recordingConn{}
 			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 			a.Handle(conn, peer, dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA))
@@ -82,7 +83,7 @@ func TestGenuineDeclineStillHoldsAddress(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			now := t0
 			var hooked []Decline
-			a := newAgent(t, labPool(dhcp4test.LabAllocated()), quietLogger(), WithClock(func() time.Time { return now }),
+			a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger(), WithClock(func() time.Time { return now }),
 				WithDeclineHook(func(d Decline) { hooked = append(hooked, d) }))
 			conn := &recordingConn{}
 			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
@@ -172,7 +173,7 @@ func TestClientTextCannotForgeLogLine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			logs := &logtest.Buffer{}
-			a := newAgent(t, labPool(dhcp4test.LabAllocated()), newLevel0Logger(logs), WithClock(func() time.Time { return now }))
+			a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), newLevel0Logger(logs), WithClock(func() time.Time { return now }))
 			before := len(logs.String())
 			conn := &recordingConn{}
 			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}

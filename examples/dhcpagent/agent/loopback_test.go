@@ -2,6 +2,7 @@ package agent
 
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 
@@ -114,7 +115,7 @@ func TestLoopback(t *testing.T) {
 	for _, conn := range loopbackConns {
 		t.Run(conn.name, func(t *testing.T) {
 			logs := &logtest.Buffer{}
-			a := newAgent(t, labPool(dhcp4test.LabAllocated()), newTestLogger(logs))
+			a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), newTestLogger(logs))
 			c := serveLoopback(t, a, conn.listen(t))
 
 			steps := []struct {
@@ -143,7 +144,7 @@ func TestLoopback(t *testing.T) {
 				{
 					name: "moved MAC renews its old address: NAK",
 					before: func() {
-						if _, err := a.Apply(labPool(dhcp4test.MovedAllocated())); err != nil {
+						if _, err := a.Apply(labtest.Pool(dhcp4test.MovedAllocated())); err != nil {
 							t.Fatal(err)
 						}
 					},

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/pooltest"
@@ -39,7 +40,7 @@ var lab6Search = []string{"lab.example", "example"}
 // lab6Pool is a dual-stack pool: the DHCPv4 lab pool with an IPv6 part
 // whose status.ipv6.allocated is allocated6 (address to MAC).
 func lab6Pool(allocated6 map[string]string) *poolsource.Pool {
-	p := labPool(dhcp4test.LabAllocated())
+	p := labtest.Pool(dhcp4test.LabAllocated())
 	p.Spec.IPv6 = &v1alpha1.IPPoolIPv6Spec{
 		CIDR: "2001:db8:30::/64", DNS: []string{lab6DNS}, DomainSearch: lab6Search,
 		PreferredLifetime: &metav1.Duration{Duration: lab6Preferred}, ValidLifetime: &metav1.Duration{Duration: lab6Valid},

@@ -3,6 +3,7 @@ package agent
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 
 	"context"
@@ -133,7 +134,7 @@ func TestNetnsSpoofedDecline(t *testing.T) {
 			c := lifecycleClients[i]
 			requireClient(t, c.args("", "", "")[0])
 			t.Parallel()
-			pool := labPool(dhcp4test.LabAllocated())
+			pool := labtest.Pool(dhcp4test.LabAllocated())
 			pool.Spec.LeaseTime = poolsource.Duration(tt.lease)
 			opts := []Option{}
 			if tt.window > 0 {

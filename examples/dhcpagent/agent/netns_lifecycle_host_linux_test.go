@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
@@ -279,7 +280,7 @@ func requireClient(t *testing.T, name string) {
 }
 
 func lifecyclePool(allocated map[string]string) *poolsource.Pool {
-	p := labPool(allocated)
+	p := labtest.Pool(allocated)
 	p.Spec.LeaseTime = poolsource.Duration(lifecycleLease)
 	return p
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/dhcpv4/nclient4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/pooltest"
@@ -120,7 +121,7 @@ func TestNetns(t *testing.T) {
 	p := netnstest.NewPair(t, clientMAC, "10.77.0.2/24")
 
 	path := filepath.Join(t.TempDir(), "pool.json")
-	pooltest.WriteFile(t, path, labPool(dhcp4test.LabAllocated()))
+	pooltest.WriteFile(t, path, labtest.Pool(dhcp4test.LabAllocated()))
 	logs := &logtest.Buffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -195,7 +196,7 @@ func TestNetns(t *testing.T) {
 
 	// Move the MAC while the client keeps renewing.
 	moved := time.Now()
-	pooltest.WriteFile(t, path, labPool(dhcp4test.MovedAllocated()))
+	pooltest.WriteFile(t, path, labtest.Pool(dhcp4test.MovedAllocated()))
 	nak := expect("nak", netip.Addr{})
 	if got, want := nak.ack.Message(), "10.77.0.10 is not leased to 52:54:00:aa:00:01"; got != want {
 		t.Errorf("NAK message %q, want %q", got, want)

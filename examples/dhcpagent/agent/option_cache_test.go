@@ -8,6 +8,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 )
 
 // TestOptionCacheSameBytes: replies from the Agent's table, whose options
@@ -15,7 +16,7 @@ import (
 // from dhcp4.TableOf, which encodes them per reply, for each kind of reply that
 // carries options, the trimmed one included.
 func TestOptionCacheSameBytes(t *testing.T) {
-	a := newAgent(t, labPool(dhcp4test.LabAllocated()), quietLogger())
+	a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger())
 	tests := []struct {
 		name string
 		req  *dhcpv4.DHCPv4
@@ -48,7 +49,7 @@ func TestOptionCacheSameBytes(t *testing.T) {
 // TestOptionCacheRepliesOwnTheirOptions: a caller that changes the options
 // of one reply in place changes nothing in the next.
 func TestOptionCacheRepliesOwnTheirOptions(t *testing.T) {
-	a := newAgent(t, labPool(dhcp4test.LabAllocated()), quietLogger())
+	a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger())
 	first, err := a.Respond(dhcp4test.Discover(t, dhcp4test.MACA))
 	if err != nil {
 		t.Fatal(err)

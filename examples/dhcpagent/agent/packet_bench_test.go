@@ -66,7 +66,7 @@ type packetCase struct {
 func packetCases(b *testing.B) []packetCase {
 	const mac = "52:54:00:00:12:34" // 10.77.19.52 in benchPool
 	leased := netip.MustParseAddr("10.77.19.52")
-	server := netip.MustParseAddr("10.77.0.2") // labPool's server
+	server := netip.MustParseAddr("10.77.0.2") // labtest.Pool's server
 	relayed := dhcp4test.Discover(b, mac)
 	relayed.GatewayIPAddr = net.IPv4(10, 77, 0, 3).To4()
 	return []packetCase{

@@ -11,6 +11,7 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -47,13 +48,13 @@ func allocAgents(t testing.TB, now time.Time) []struct {
 	prefix string
 	a      *Agent
 } {
-	held := newAgent(t, labPool(dhcp4test.LabAllocated()), quietLogger(), WithClock(func() time.Time { return now }))
+	held := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger(), WithClock(func() time.Time { return now }))
 	held.Probation().Decline(leasestore.MustParseMAC(dhcp4test.MACUnknown), netip.MustParseAddr("10.77.0.12"), now)
 	return []struct {
 		prefix string
 		a      *Agent
 	}{
-		{"", newAgent(t, labPool(dhcp4test.LabAllocated()), quietLogger(), WithClock(func() time.Time { return now }))},
+		{"", newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger(), WithClock(func() time.Time { return now }))},
 		{"probation/", held},
 	}
 }
@@ -156,7 +157,7 @@ func testHandleAllocs(t *testing.T, prefix string, a *Agent, respondAtAllocs flo
 // 52's byte and the file and sname fields' strings. (A trimmed reply is a
 // pool to fix, not the steady state, but it must not cost ten.)
 func TestTrimmedReplyAllocs(t *testing.T) {
-	p := labPool(dhcp4test.LabAllocated())
+	p := labtest.Pool(dhcp4test.LabAllocated())
 	for i := range 100 {
 		p.Spec.DNS = append(p.Spec.DNS, netip.AddrFrom4([4]byte{10, 77, 1, byte(i)}).String())
 	}

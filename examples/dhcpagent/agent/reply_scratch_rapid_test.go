@@ -16,6 +16,7 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -24,7 +25,7 @@ import (
 // options: enough name servers and search names, at times, that replies
 // are trimmed and overloaded.
 func drawPool(t *rapid.T) *poolsource.Pool {
-	p := labPool(dhcp4test.LabAllocated())
+	p := labtest.Pool(dhcp4test.LabAllocated())
 	p.Spec.DNS = nil
 	for i := range rapid.IntRange(0, 80).Draw(t, "name servers") {
 		p.Spec.DNS = append(p.Spec.DNS, fmt.Sprintf("10.77.1.%d", i))

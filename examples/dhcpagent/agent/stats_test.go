@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 )
 
@@ -41,7 +42,7 @@ func handleMix(t *testing.T, a *Agent) {
 
 func TestCollector(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := labPool(dhcp4test.LabAllocated())
+	p := labtest.Pool(dhcp4test.LabAllocated())
 	p.Metadata.ResourceVersion = "42"
 	a := newAgent(t, p, quietLogger(), WithClock(func() time.Time { return now }))
 	handleMix(t, a)
@@ -97,7 +98,7 @@ dhcpagent_table_loads_total 1
 // table being served.
 func TestSummarize(t *testing.T) {
 	logs := &logtest.Buffer{}
-	p := labPool(dhcp4test.LabAllocated())
+	p := labtest.Pool(dhcp4test.LabAllocated())
 	p.Metadata.ResourceVersion = "42"
 	a := newAgent(t, p, newLevel0Logger(logs))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -154,7 +155,7 @@ func TestNewSlog(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out logtest.Buffer
 			a := New(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: tt.level})))
-			if _, err := a.Apply(labPool(dhcp4test.LabAllocated())); err != nil {
+			if _, err := a.Apply(labtest.Pool(dhcp4test.LabAllocated())); err != nil {
 				t.Fatal(err)
 			}
 			a.Handle(&recordingConn{}, &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}, dhcp4test.Discover(t, dhcp4test.MACA))

@@ -9,13 +9,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
 // bigPool is the lab pool with n name servers and m search domains (see
 // dhcp4test.Enlarge).
 func bigPool(allocated map[string]string, n, m int) *poolsource.Pool {
-	p := labPool(allocated)
+	p := labtest.Pool(allocated)
 	dhcp4test.Enlarge(&p.Spec.IPPoolSpec, n, m)
 	return p
 }
@@ -107,7 +108,7 @@ func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 	small, large := dhcp4test.Discover(t, dhcp4test.MACA), dhcp4test.Message(t, dhcp4test.MACB, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(1500))
 	bigRelay := dhcp4test.WithRawOption(t, dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(1500)), 82, dhcp4test.RelayInfo(10_000))
 
-	load(labPool(dhcp4test.LabAllocated()), "1")
+	load(labtest.Pool(dhcp4test.LabAllocated()), "1")
 	burst(25, small, large)
 	if got := rec.linesOf(trimmed); len(got) != 0 {
 		t.Fatalf("the lab pool fits every client, yet: %v", got)

@@ -10,12 +10,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
 func TestDeclinedAndReleased(t *testing.T) {
-	table := TableOf(storeOf(t, labPool(dhcp4test.LabAllocated())))
+	table := TableOf(storeOf(t, labtest.Pool(dhcp4test.LabAllocated())))
 	other := netip.MustParseAddr("10.77.0.254")
 	tests := []struct {
 		name    string
@@ -69,7 +70,7 @@ func releasedAddr(m *dhcpv4.DHCPv4, t Table) (netip.Addr, error) {
 // it is on probation: no offer, a NAK to a request for it; other clients
 // are served as before.
 func TestReplyOnProbation(t *testing.T) {
-	table := TableOf(storeOf(t, labPool(dhcp4test.LabAllocated())))
+	table := TableOf(storeOf(t, labtest.Pool(dhcp4test.LabAllocated())))
 	table.Probation, table.Now = probation.NewSet(time.Hour), time.Unix(1e9, 0)
 	table.Probation.Decline(leasestore.MustParseMAC(dhcp4test.MACUnknown), dhcp4test.AddrA, table.Now)
 	tests := []struct {
@@ -104,7 +105,7 @@ func TestReplyOnProbation(t *testing.T) {
 }
 
 func TestReplyInform(t *testing.T) {
-	store := storeOf(t, labPool(dhcp4test.LabAllocated()))
+	store := storeOf(t, labtest.Pool(dhcp4test.LabAllocated()))
 	static := netip.MustParseAddr("10.77.0.250") // configured by hand, in no lease
 	inform := func(mac string, ciaddr netip.Addr, mods ...dhcpv4.Modifier) *dhcpv4.DHCPv4 {
 		return dhcp4test.Message(t, mac, dhcpv4.MessageTypeInform, append([]dhcpv4.Modifier{dhcpv4.WithClientIP(dhcp4test.NetIP(ciaddr))}, mods...)...)
@@ -141,7 +142,7 @@ func TestReplyInform(t *testing.T) {
 		{name: "no ciaddr", table: TableOf(store), req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeInform), wantErr: ErrNotServed},
 		{
 			name: "empty table: the pool's options still answer", table: func() Table {
-				return tableOf(t, labPool(nil))
+				return tableOf(t, labtest.Pool(nil))
 			}(),
 			req: inform(dhcp4test.MACUnknown, static), want: dhcp4test.InformView(dhcp4test.MACUnknown, "10.77.0.250"),
 		},

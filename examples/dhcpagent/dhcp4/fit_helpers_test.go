@@ -9,6 +9,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -19,7 +20,7 @@ import (
 // bigPool is the lab pool with n name servers and m search domains (see
 // dhcp4test.Enlarge).
 func bigPool(allocated map[string]string, n, m int) *poolsource.Pool {
-	p := labPool(allocated)
+	p := labtest.Pool(allocated)
 	dhcp4test.Enlarge(&p.Spec.IPPoolSpec, n, m)
 	return p
 }

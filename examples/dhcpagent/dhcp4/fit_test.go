@@ -9,6 +9,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -121,7 +122,7 @@ func TestReplyLimit(t *testing.T) {
 // get 65 there (260 bytes, two instances: 264), 31 in the file field (126)
 // and 15 in sname (62): 111.
 func TestReplyKeepsByPriority(t *testing.T) {
-	lab := storeOf(t, labPool(dhcp4test.LabAllocated()))
+	lab := storeOf(t, labtest.Pool(dhcp4test.LabAllocated()))
 	big := storeOf(t, bigPool(dhcp4test.LabAllocated(), 300, 200))
 	dns70 := storeOf(t, bigPool(dhcp4test.LabAllocated(), 70, 2))
 	relay := func(n int) dhcpv4.Modifier {

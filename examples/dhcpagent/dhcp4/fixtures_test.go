@@ -3,30 +3,14 @@ package dhcp4
 import (
 	"testing"
 
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
-// The lab pool's clients, addresses, message builders and reply views are
-// dhcp4test's, shared with the other package's tests; labPool is here
-// because dhcp4test cannot import poolsource (poolsource's tests import
-// dhcp4test).
-
-// labPool is the lab pool with the given status.allocated.
-func labPool(allocated map[string]string) *poolsource.Pool {
-	return &poolsource.Pool{
-		APIVersion: "network.vmnetkit.dev/v1alpha1",
-		Kind:       "IPPool",
-		Metadata:   poolsource.ObjectMeta{Name: "lab", Namespace: "default"},
-		Spec: poolsource.PoolSpec{
-			IPPoolSpec: dhcp4test.LabSpec(),
-			LeaseTime:  poolsource.Duration(dhcp4test.LabLeaseTime),
-		},
-		Status: poolsource.PoolStatus{Allocated: allocated},
-	}
-}
+// The lab pool and its clients, addresses, message builders and reply
+// views are internal/labtest's and dhcp4test's, shared with the other
+// package's tests.
 
 // storeOf is the lease table of p, built as the agent builds it
 // (Pool.Config, ipam.ParseAllocated, leasestore.Build); the build must

@@ -11,12 +11,13 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/iana"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
 func TestReply(t *testing.T) {
-	store := storeOf(t, labPool(dhcp4test.LabAllocated()))
+	store := storeOf(t, labtest.Pool(dhcp4test.LabAllocated()))
 	other := netip.MustParseAddr("10.77.0.254")
 	tests := []struct {
 		name    string
@@ -147,7 +148,7 @@ func TestReplyNoTable(t *testing.T) {
 	if got, err := Reply(dhcp4test.Discover(t, dhcp4test.MACA), nil); !errors.Is(err, ErrNoTable) || got != nil {
 		t.Fatalf("Reply on no table = %v, %v; want nil, ErrNoTable", got, err)
 	}
-	if got, err := Reply(nil, storeOf(t, labPool(dhcp4test.LabAllocated()))); !errors.Is(err, ErrNotRequest) || got != nil {
+	if got, err := Reply(nil, storeOf(t, labtest.Pool(dhcp4test.LabAllocated()))); !errors.Is(err, ErrNotRequest) || got != nil {
 		t.Fatalf("Reply(nil) = %v, %v; want nil, ErrNotRequest", got, err)
 	}
 }
@@ -165,8 +166,8 @@ func FuzzReply(f *testing.F) {
 	} {
 		f.Add(m.ToBytes())
 	}
-	store := storeOf(f, labPool(dhcp4test.LabAllocated()))
-	empty := tableOf(f, labPool(nil))
+	store := storeOf(f, labtest.Pool(dhcp4test.LabAllocated()))
+	empty := tableOf(f, labtest.Pool(nil))
 	held := TableOf(store)
 	held.Probation, held.Now = probation.NewSet(time.Hour), time.Unix(1e9, 0)
 	for l := range store.All() {
