@@ -1,5 +1,6 @@
-// Package logtest is what the agent's and poolsource's tests share to
-// read what was logged. Only tests import it.
+// Package logtest is what the dhcpagent tests share to read what was
+// logged or printed while goroutines and processes still write. Only tests
+// import it.
 package logtest
 
 import (
@@ -7,7 +8,8 @@ import (
 	"sync"
 )
 
-// Buffer collects log output from concurrent goroutines. The zero value
+// Buffer collects output from concurrent writers (goroutines, a child
+// process's stdout and stderr) for a test to read at any time. The zero value
 // is an empty buffer ready to use; it must not be copied after first use.
 type Buffer struct {
 	mu sync.Mutex
