@@ -19,6 +19,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
@@ -88,8 +89,8 @@ func TestNetnsRealClients(t *testing.T) {
 		name string
 		pool *poolsource.Pool
 	}{
-		{"70 name servers, all of them with overload", bigPool(dhcp4test.LabAllocated(), 70, 2)},
-		{"300 name servers and 200 search domains, cut", bigPool(dhcp4test.LabAllocated(), 300, 200)},
+		{"70 name servers, all of them with overload", labtest.BigPool(dhcp4test.LabAllocated(), 70, 2)},
+		{"300 name servers and 200 search domains, cut", labtest.BigPool(dhcp4test.LabAllocated(), 300, 200)},
 	}
 	for _, c := range realClients {
 		t.Run(c.name, func(t *testing.T) {

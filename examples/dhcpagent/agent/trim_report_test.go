@@ -13,14 +13,6 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
-// bigPool is the lab pool with n name servers and m search domains (see
-// dhcp4test.Enlarge).
-func bigPool(allocated map[string]string, n, m int) *poolsource.Pool {
-	p := labtest.Pool(allocated)
-	dhcp4test.Enlarge(&p.Spec.IPPoolSpec, n, m)
-	return p
-}
-
 // recorder is a logr.LogSink that keeps every line, for tests that count
 // log lines. Its level is "ERROR" for errors, else "INFO" at V(0) and
 // "DEBUG" above.
@@ -114,7 +106,7 @@ func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 		t.Fatalf("the lab pool fits every client, yet: %v", got)
 	}
 
-	load(bigPool(dhcp4test.LabAllocated(), 300, 200), "2")
+	load(labtest.BigPool(dhcp4test.LabAllocated(), 300, 200), "2")
 	if _, err := a.Respond(small); err != nil { // first, so that the report names all four
 		t.Fatal(err)
 	}
@@ -143,7 +135,7 @@ func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 	}
 
 	// A new version reports afresh, and the replaced one's replies are counted.
-	load(bigPool(dhcp4test.LabAllocated(), 300, 200), "3")
+	load(labtest.BigPool(dhcp4test.LabAllocated(), 300, 200), "3")
 	if diff := cmp.Diff([]map[string]string{{"level": "INFO", "pool": "default/lab", "resourceVersion": "2", "count": "221"}},
 		rec.linesOf(counted)); diff != "" {
 		t.Errorf("count of trimmed replies (-want +got):\n%s", diff)
@@ -166,7 +158,7 @@ func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 // issue's pool, 300 name servers and 200 search domains, to a client that
 // advertises no maximum message size, packed with and without overload.
 func BenchmarkReplyTrimmed(b *testing.B) {
-	a := newAgent(b, bigPool(dhcp4test.LabAllocated(), 300, 200), logr.Discard())
+	a := newAgent(b, labtest.BigPool(dhcp4test.LabAllocated(), 300, 200), logr.Discard())
 	req := dhcp4test.Discover(b, dhcp4test.MACA)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -173,7 +174,7 @@ func FuzzReplyFitsAnyRequest(f *testing.F) {
 	} {
 		f.Add(m.ToBytes())
 	}
-	store := storeOf(f, bigPool(dhcp4test.LabAllocated(), 300, 200))
+	store := storeOf(f, labtest.BigPool(dhcp4test.LabAllocated(), 300, 200))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		req, err := dhcpv4.FromBytes(b)
 		if err != nil {

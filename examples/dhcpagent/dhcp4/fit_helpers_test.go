@@ -9,21 +9,12 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
-// The helpers of the fit tests: the pools that do not fit, and a reply as
-// a client that honours option overload reads it.
-
-// bigPool is the lab pool with n name servers and m search domains (see
-// dhcp4test.Enlarge).
-func bigPool(allocated map[string]string, n, m int) *poolsource.Pool {
-	p := labtest.Pool(allocated)
-	dhcp4test.Enlarge(&p.Spec.IPPoolSpec, n, m)
-	return p
-}
+// The helpers of the fit tests (the pools that do not fit are
+// labtest.BigPool): a reply as a client that honours option overload
+// reads it.
 
 // udpIPv4Overhead is what the IPv4 datagram (20-byte header) and the UDP
 // header (8) add to a DHCP message; the client's option 57 and the

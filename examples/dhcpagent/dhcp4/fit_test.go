@@ -20,7 +20,7 @@ import (
 // option a 15 KB reply.
 
 func TestReplyFitsClientMaxMessageSize(t *testing.T) {
-	store := storeOf(t, bigPool(dhcp4test.LabAllocated(), 300, 200))
+	store := storeOf(t, labtest.BigPool(dhcp4test.LabAllocated(), 300, 200))
 	tests := []struct {
 		name  string
 		req   *dhcpv4.DHCPv4
@@ -50,7 +50,7 @@ func TestReplyFitsClientMaxMessageSize(t *testing.T) {
 }
 
 func TestReplyFitsWithHugeRelayAgentInformation(t *testing.T) {
-	store := storeOf(t, bigPool(dhcp4test.LabAllocated(), 300, 200))
+	store := storeOf(t, labtest.BigPool(dhcp4test.LabAllocated(), 300, 200))
 	relay := dhcpv4.WithGatewayIP(net.IPv4(10, 77, 0, 254))
 	tests := []struct {
 		name  string
@@ -123,8 +123,8 @@ func TestReplyLimit(t *testing.T) {
 // and 15 in sname (62): 111.
 func TestReplyKeepsByPriority(t *testing.T) {
 	lab := storeOf(t, labtest.Pool(dhcp4test.LabAllocated()))
-	big := storeOf(t, bigPool(dhcp4test.LabAllocated(), 300, 200))
-	dns70 := storeOf(t, bigPool(dhcp4test.LabAllocated(), 70, 2))
+	big := storeOf(t, labtest.BigPool(dhcp4test.LabAllocated(), 300, 200))
+	dns70 := storeOf(t, labtest.BigPool(dhcp4test.LabAllocated(), 70, 2))
 	relay := func(n int) dhcpv4.Modifier {
 		return dhcpv4.WithGeneric(dhcpv4.OptionRelayAgentInformation, dhcp4test.RelayInfo(n)[:n])
 	}
@@ -208,7 +208,7 @@ func TestReplyKeepsByPriority(t *testing.T) {
 // TestReplyUsesClientMaxMessageSize: a client that advertises 1500 bytes
 // gets more of the pool's options than one that advertises nothing.
 func TestReplyUsesClientMaxMessageSize(t *testing.T) {
-	store := storeOf(t, bigPool(dhcp4test.LabAllocated(), 300, 200))
+	store := storeOf(t, labtest.BigPool(dhcp4test.LabAllocated(), 300, 200))
 	kept := func(req *dhcpv4.DHCPv4) (options, entries int) {
 		resp, err := Reply(req, store)
 		if err != nil {

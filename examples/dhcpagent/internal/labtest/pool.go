@@ -23,3 +23,11 @@ func Pool(allocated map[string]string) *poolsource.Pool {
 		Status: poolsource.PoolStatus{Allocated: allocated},
 	}
 }
+
+// BigPool is Pool(allocated) with n name servers and m search domains
+// (see dhcp4test.Enlarge).
+func BigPool(allocated map[string]string, n, m int) *poolsource.Pool {
+	p := Pool(allocated)
+	dhcp4test.Enlarge(&p.Spec.IPPoolSpec, n, m)
+	return p
+}
