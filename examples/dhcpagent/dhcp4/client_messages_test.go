@@ -87,19 +87,7 @@ func TestReplyOnProbation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := ReplyTo(tt.req, table)
-			if tt.wantErr != nil {
-				if !errors.Is(err, tt.wantErr) || got != nil {
-					t.Fatalf("ReplyTo = %v, %v; want nil, %v", got, err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, dhcp4test.ViewOf(t, got)); diff != "" {
-				t.Errorf("ReplyTo (-want +got):\n%s", diff)
-			}
+			checkReplyTo(t, tt.req, table, tt.want, tt.wantErr)
 		})
 	}
 }
@@ -149,19 +137,27 @@ func TestReplyInform(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := ReplyTo(tt.req, tt.table)
-			if tt.wantErr != nil {
-				if !errors.Is(err, tt.wantErr) || got != nil {
-					t.Fatalf("ReplyTo = %v, %v; want nil, %v", got, err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, dhcp4test.ViewOf(t, got)); diff != "" {
-				t.Errorf("ReplyTo (-want +got):\n%s", diff)
-			}
+			checkReplyTo(t, tt.req, tt.table, tt.want, tt.wantErr)
 		})
+	}
+}
+
+// checkReplyTo fails t unless ReplyTo(req, table) fails with wantErr (and
+// no reply), or, with wantErr nil, replies with a message whose view is
+// want.
+func checkReplyTo(t *testing.T, req *dhcpv4.DHCPv4, table Table, want dhcp4test.View, wantErr error) {
+	t.Helper()
+	got, _, err := ReplyTo(req, table)
+	if wantErr != nil {
+		if !errors.Is(err, wantErr) || got != nil {
+			t.Fatalf("ReplyTo = %v, %v; want nil, %v", got, err, wantErr)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, dhcp4test.ViewOf(t, got)); diff != "" {
+		t.Errorf("ReplyTo (-want +got):\n%s", diff)
 	}
 }
