@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net"
@@ -12,30 +11,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 )
-
-// syncBuffer is a bytes.Buffer safe for the command's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 const testPool = `{
   "metadata": {"name": "lab", "namespace": "default", "resourceVersion": "7"},
@@ -54,7 +35,7 @@ func TestRunServes(t *testing.T) {
 	if err := os.WriteFile(path, []byte(testPool), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stderr syncBuffer
+	var stderr logtest.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {

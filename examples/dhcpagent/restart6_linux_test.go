@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 )
 
@@ -31,8 +32,8 @@ func TestRestartKeepsServerDUID(t *testing.T) {
 	if err := os.WriteFile(path, []byte(pool), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	start := func() (stop func(), logs *syncBuffer) {
-		logs = &syncBuffer{}
+	start := func() (stop func(), logs *logtest.Buffer) {
+		logs = &logtest.Buffer{}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"pgregory.net/rapid"
 )
 
@@ -36,7 +38,7 @@ func modelRespond(table map[string]netip.Addr, held map[netip.Addr]string, mac s
 			return modelReply{"OFFER", lease}
 		}
 	case dhcpv4.MessageTypeRequest:
-		if sid.IsValid() && sid != serverIP {
+		if sid.IsValid() && sid != dhcp4test.ServerIP {
 			return modelReply{}
 		}
 		asked := requested
@@ -92,7 +94,7 @@ func TestAgentMatchesModel(t *testing.T) {
 			}
 			return h
 		}
-		if _, err := a.Apply(labPool(nil)); err != nil {
+		if _, err := a.Apply(labtest.Pool(nil)); err != nil {
 			t.Fatal(err)
 		}
 		t.Repeat(map[string]func(*rapid.T){
@@ -106,34 +108,34 @@ func TestAgentMatchesModel(t *testing.T) {
 					alloc[perm[i].String()] = mac
 					next[mac] = perm[i]
 				}
-				u, err := a.Apply(labPool(alloc))
+				u, err := a.Apply(labtest.Pool(alloc))
 				if err != nil || len(u.Problems) > 0 {
 					t.Fatalf("Apply: %v, problems %v", err, u.Problems)
 				}
 				model = next
 			},
 			"request": func(t *rapid.T) {
-				mac := rapid.SampledFrom(append(macs, macUnknown)).Draw(t, "mac")
+				mac := rapid.SampledFrom(append(macs, dhcp4test.MACUnknown)).Draw(t, "mac")
 				typ := rapid.SampledFrom([]dhcpv4.MessageType{
 					dhcpv4.MessageTypeDiscover, dhcpv4.MessageTypeDiscover,
 					dhcpv4.MessageTypeDiscover, dhcpv4.MessageTypeRequest, dhcpv4.MessageTypeRequest,
 					dhcpv4.MessageTypeRelease, dhcpv4.MessageTypeInform,
 				}).Draw(t, "type")
-				sid := maybe(t, rapid.SampledFrom([]netip.Addr{serverIP, netip.MustParseAddr("10.77.0.254")}), "server id")
+				sid := maybe(t, rapid.SampledFrom([]netip.Addr{dhcp4test.ServerIP, netip.MustParseAddr("10.77.0.254")}), "server id")
 				requested := maybe(t, genAddr, "requested")
 				ciaddr := maybe(t, genAddr, "ciaddr")
 
 				var mods []dhcpv4.Modifier
 				if sid.IsValid() {
-					mods = append(mods, dhcpv4.WithOption(dhcpv4.OptServerIdentifier(netIP(sid))))
+					mods = append(mods, dhcpv4.WithOption(dhcpv4.OptServerIdentifier(dhcp4test.NetIP(sid))))
 				}
 				if requested.IsValid() {
-					mods = append(mods, dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(netIP(requested))))
+					mods = append(mods, dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(dhcp4test.NetIP(requested))))
 				}
 				if ciaddr.IsValid() {
-					mods = append(mods, dhcpv4.WithClientIP(netIP(ciaddr)))
+					mods = append(mods, dhcpv4.WithClientIP(dhcp4test.NetIP(ciaddr)))
 				}
-				resp, err := a.Respond(msg(t, mac, typ, mods...))
+				resp, err := a.Respond(dhcp4test.Message(t, mac, typ, mods...))
 
 				want := modelRespond(model, heldNow(), mac, typ, sid, requested, ciaddr)
 				if typ == dhcpv4.MessageTypeRequest && want.kind == "ACK" {
@@ -151,32 +153,32 @@ func TestAgentMatchesModel(t *testing.T) {
 					t.Fatalf("%s from %s (server id %v, requested %v, ciaddr %v): got %v (%v), model %v",
 						typ, mac, sid, requested, ciaddr, got, err, want)
 				}
-				if resp != nil && (resp.TransactionID != xid || resp.ClientHWAddr.String() != mac) {
+				if resp != nil && (resp.TransactionID != dhcp4test.XID || resp.ClientHWAddr.String() != mac) {
 					t.Fatalf("reply for xid %s to %s", resp.TransactionID, resp.ClientHWAddr)
 				}
 			},
 			"decline": func(t *rapid.T) {
-				mac := rapid.SampledFrom(append(macs, macUnknown)).Draw(t, "mac")
-				sid := maybe(t, rapid.SampledFrom([]netip.Addr{serverIP, netip.MustParseAddr("10.77.0.254")}), "server id")
+				mac := rapid.SampledFrom(append(macs, dhcp4test.MACUnknown)).Draw(t, "mac")
+				sid := maybe(t, rapid.SampledFrom([]netip.Addr{dhcp4test.ServerIP, netip.MustParseAddr("10.77.0.254")}), "server id")
 				requested := maybe(t, genAddr, "requested")
 				if lease, ok := model[mac]; ok && rapid.Bool().Draw(t, "own address") {
 					requested = lease // what a client declines, and a spoofer names
 				}
 				mods := []dhcpv4.Modifier{}
 				if sid.IsValid() {
-					mods = append(mods, dhcpv4.WithOption(dhcpv4.OptServerIdentifier(netIP(sid))))
+					mods = append(mods, dhcpv4.WithOption(dhcpv4.OptServerIdentifier(dhcp4test.NetIP(sid))))
 				}
 				if requested.IsValid() {
-					mods = append(mods, dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(netIP(requested))))
+					mods = append(mods, dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(dhcp4test.NetIP(requested))))
 				}
 				before := a.Stats(now).Declines
-				a.decline(msg(t, mac, dhcpv4.MessageTypeDecline, mods...), now)
+				a.decline(dhcp4test.Message(t, mac, dhcpv4.MessageTypeDecline, mods...), now)
 				accepted := a.Stats(now).Declines > before
 				lease, ok := model[mac]
 				// Within the window after an ACK that bound the address, to the second.
 				b, wasBound := boundAt[lease]
 				recent := wasBound && now.Unix()-b.Unix() <= int64(window/time.Second)
-				want := ok && requested == lease && (!sid.IsValid() || sid == serverIP) && recent
+				want := ok && requested == lease && (!sid.IsValid() || sid == dhcp4test.ServerIP) && recent
 				if accepted != want {
 					t.Fatalf("DECLINE of %v from %s (server id %v): accepted %v, model %v", requested, mac, sid, accepted, want)
 				}

@@ -1,25 +1,20 @@
 package agent
 
 import (
-	"context"
+	"fmt"
 	"net/netip"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6wire"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
-	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -29,18 +24,7 @@ import (
 // DHCPv6 DECLINE right after the REPLY that bound the address becomes a
 // Warning event AddressDeclined on the IPPool, as a DHCPv4 DECLINE does.
 func TestIPPoolWatch6(t *testing.T) {
-	cfg := kubetest.Start(t, filepath.Join("..", "..", "operator", "config", "crd"))
-	dc, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	pools := dc.Resource(poolsource.IPPoolResource).Namespace("default")
+	ctx, dc, kc, pools := startIPPoolAPI(t)
 	obj := ippoolObject(t, "lab", nil)
 	if err := unstructured.SetNestedMap(obj.Object, map[string]any{
 		"cidr": "2001:db8:30::/64", "dns": []any{lab6DNS}, "preferredLifetime": "30m", "validLifetime": "1h",
@@ -63,7 +47,7 @@ func TestIPPoolWatch6(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	setAllocated6(map[string]any{"2001:db8:30::a": macA})
+	setAllocated6(map[string]any{"2001:db8:30::a": dhcp4test.MACA})
 
 	recorder, stopEvents := NewEventRecorder(kc)
 	defer stopEvents()
@@ -81,19 +65,19 @@ func TestIPPoolWatch6(t *testing.T) {
 		}
 		return l.Addr.String()
 	}
-	if got := addrOf(macA); got != "2001:db8:30::a" {
+	if got := addrOf(dhcp4test.MACA); got != "2001:db8:30::a" {
 		t.Fatalf("after Run: macA at %s, want 2001:db8:30::a", got)
 	}
-	setAllocated6(map[string]any{"2001:db8:30::b": macB})
-	for addrOf(macB) != "2001:db8:30::b" || addrOf(macA) != "none" {
+	setAllocated6(map[string]any{"2001:db8:30::b": dhcp4test.MACB})
+	for addrOf(dhcp4test.MACB) != "2001:db8:30::b" || addrOf(dhcp4test.MACA) != "none" {
 		if ctx.Err() != nil {
-			t.Fatalf("status.ipv6 did not reach the table: macA at %s, macB at %s", addrOf(macA), addrOf(macB))
+			t.Fatalf("status.ipv6 did not reach the table: macA at %s, macB at %s", addrOf(dhcp4test.MACA), addrOf(dhcp4test.MACB))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 
 	// macB's client binds its address, then declines it.
-	duid := dhcp6wire.AppendDUIDLLT(nil, 1, leasestore.MustParseMAC(macB).As6())
+	duid := dhcp6wire.AppendDUIDLLT(nil, 1, leasestore.MustParseMAC(dhcp4test.MACB).As6())
 	ia := []dhcp6wire.IANA{{IAID: 1, Addrs: []dhcp6wire.IAAddr{{Addr: netip.MustParseAddr("2001:db8:30::b")}}}}
 	peer := netip.MustParseAddrPort("[fe80::1]:546")
 	s, out := newScratch6(), &discardWriter{}
@@ -102,23 +86,7 @@ func TestIPPoolWatch6(t *testing.T) {
 			ClientID: duid, ServerID: a.ServerDUID(), IANA: ia, HasElapsedTime: true})
 		a.handle6(s, out, m, dhcp6.Arrival{Source: peer.Addr()}, peer, "eth0")
 	}
-	var events *corev1.EventList
-	for {
-		events, err = kc.CoreV1().Events("default").List(ctx, metav1.ListOptions{
-			FieldSelector: fields.OneTermEqualSelector("reason", "AddressDeclined").String(),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(events.Items) > 0 {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("no AddressDeclined event; agent counted %+v", a.Stats6(time.Now()))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	e := events.Items[0]
+	e := waitDeclinedEvent(t, ctx, kc, func() string { return fmt.Sprintf("; agent counted %+v", a.Stats6(time.Now())) })
 	if e.InvolvedObject.Kind != "IPPool" || e.InvolvedObject.Name != "lab" ||
 		!strings.HasPrefix(e.Message, "client 52:54:00:aa:00:02 declined 2001:db8:30::b ") {
 		t.Errorf("event on %s/%s: %q", e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Message)

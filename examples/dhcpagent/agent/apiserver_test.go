@@ -17,6 +17,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -26,7 +29,7 @@ import (
 // status.allocated set to allocated.
 func ippoolObject(t *testing.T, name string, allocated map[string]string) *unstructured.Unstructured {
 	t.Helper()
-	p := labPool(allocated)
+	p := labtest.Pool(allocated)
 	obj := map[string]any{
 		"apiVersion": poolsource.IPPoolResource.GroupVersion().String(),
 		"kind":       "IPPool",
@@ -66,12 +69,11 @@ func setAllocated(t *testing.T, ctx context.Context, c dynamic.ResourceInterface
 	}
 }
 
-// TestIPPoolWatch runs the agent's API-server mode against a real
-// kube-apiserver and etcd: the first version of the IPPool loads before
-// Run returns; a status change reaches the table through the watch (the
-// informer has no resync and nothing polls); a DECLINE becomes a Warning
-// event on the IPPool.
-func TestIPPoolWatch(t *testing.T) {
+// startIPPoolAPI starts a kube-apiserver with the operator's CRDs and
+// returns clients of it, the IPPools of namespace default, and a context
+// that ends after 60 s or with the test.
+func startIPPoolAPI(t *testing.T) (context.Context, dynamic.Interface, kubernetes.Interface, dynamic.ResourceInterface) {
+	t.Helper()
 	cfg := kubetest.Start(t, filepath.Join("..", "..", "operator", "config", "crd"))
 	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
@@ -82,17 +84,48 @@ func TestIPPoolWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	pools := dc.Resource(poolsource.IPPoolResource).Namespace("default")
+	t.Cleanup(cancel)
+	return ctx, dc, kc, dc.Resource(poolsource.IPPoolResource).Namespace("default")
+}
+
+// waitDeclinedEvent waits for the first AddressDeclined event in namespace
+// default and returns it; when ctx ends first, the test fails with what
+// detail says.
+func waitDeclinedEvent(t *testing.T, ctx context.Context, kc kubernetes.Interface, detail func() string) corev1.Event {
+	t.Helper()
+	for {
+		events, err := kc.CoreV1().Events("default").List(ctx, metav1.ListOptions{
+			FieldSelector: fields.OneTermEqualSelector("reason", "AddressDeclined").String(),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events.Items) > 0 {
+			return events.Items[0]
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no AddressDeclined event" + detail())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestIPPoolWatch runs the agent's API-server mode against a real
+// kube-apiserver and etcd: the first version of the IPPool loads before
+// Run returns; a status change reaches the table through the watch (the
+// informer has no resync and nothing polls); a DECLINE becomes a Warning
+// event on the IPPool.
+func TestIPPoolWatch(t *testing.T) {
+	ctx, dc, kc, pools := startIPPoolAPI(t)
 	for _, name := range []string{"lab", "lab-other"} { // the other pool must not reach the table
 		if _, err := pools.Create(ctx, ippoolObject(t, name, nil), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	setAllocated(t, ctx, pools, "lab", labAllocated())
-	setAllocated(t, ctx, pools, "lab-other", map[string]string{"10.77.0.30": macA})
+	setAllocated(t, ctx, pools, "lab", dhcp4test.LabAllocated())
+	setAllocated(t, ctx, pools, "lab-other", map[string]string{"10.77.0.30": dhcp4test.MACA})
 
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	recorder, stopEvents := NewEventRecorder(kc)
 	defer stopEvents()
 	var w *poolsource.IPPoolWatch
@@ -107,7 +140,7 @@ func TestIPPoolWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	addrOf := func() string {
-		l, ok := a.Table().Lookup(leasestore.MustParseMAC(macA))
+		l, ok := a.Table().Lookup(leasestore.MustParseMAC(dhcp4test.MACA))
 		if !ok {
 			return "none"
 		}
@@ -118,7 +151,7 @@ func TestIPPoolWatch(t *testing.T) {
 	}
 
 	start := time.Now()
-	setAllocated(t, ctx, pools, "lab", movedAllocated())
+	setAllocated(t, ctx, pools, "lab", dhcp4test.MovedAllocated())
 	for addrOf() != "10.77.0.20" {
 		if ctx.Err() != nil {
 			t.Fatalf("the status change did not reach the table; macA at %s", addrOf())
@@ -126,8 +159,8 @@ func TestIPPoolWatch(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Logf("status change reached the table in %v", time.Since(start).Round(time.Millisecond))
-	setAllocated(t, ctx, pools, "lab-other", map[string]string{"10.77.0.31": macA})
-	setAllocated(t, ctx, pools, "lab", map[string]string{"10.77.0.11": macB}) // macA removed
+	setAllocated(t, ctx, pools, "lab-other", map[string]string{"10.77.0.31": dhcp4test.MACA})
+	setAllocated(t, ctx, pools, "lab", map[string]string{"10.77.0.11": dhcp4test.MACB}) // macA removed
 	for addrOf() != "none" {
 		if ctx.Err() != nil {
 			t.Fatalf("the removal did not reach the table; macA at %s", addrOf())
@@ -140,25 +173,9 @@ func TestIPPoolWatch(t *testing.T) {
 
 	// A DECLINE of macB's address, right after the ACK that bound it,
 	// becomes an event on the IPPool.
-	a.Handle(&recordingConn{}, nil, selecting(t, macB, serverIP, addrB))
-	a.Handle(&recordingConn{}, nil, decline(t, macB, addrB, dhcpv4.WithOption(dhcpv4.OptMessage("arp conflict"))))
-	var events *corev1.EventList
-	for {
-		events, err = kc.CoreV1().Events("default").List(ctx, metav1.ListOptions{
-			FieldSelector: fields.OneTermEqualSelector("reason", "AddressDeclined").String(),
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(events.Items) > 0 {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatal("no AddressDeclined event")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	e := events.Items[0]
+	a.Handle(&recordingConn{}, nil, dhcp4test.Selecting(t, dhcp4test.MACB, dhcp4test.ServerIP, dhcp4test.AddrB))
+	a.Handle(&recordingConn{}, nil, dhcp4test.Decline(t, dhcp4test.MACB, dhcp4test.AddrB, dhcpv4.WithOption(dhcpv4.OptMessage("arp conflict"))))
+	e := waitDeclinedEvent(t, ctx, kc, func() string { return "" })
 	lab, err := pools.Get(ctx, "lab", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

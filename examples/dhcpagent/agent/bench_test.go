@@ -2,6 +2,8 @@ package agent
 
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 
 	"fmt"
 	"net"
@@ -19,7 +21,7 @@ func benchPool(n int) *poolsource.Pool {
 		a := netip.AddrFrom4([4]byte{10, 77, byte(1 + i>>8), byte(i)})
 		alloc[a.String()] = fmt.Sprintf("52:54:00:%02x:%02x:%02x", i>>16&0xff, i>>8&0xff, i&0xff)
 	}
-	p := labPool(alloc)
+	p := labtest.Pool(alloc)
 	p.Spec.CIDR, p.Spec.RangeStart, p.Spec.RangeEnd, p.Spec.Exclude = "10.77.0.0/16", "", "", nil
 	return p
 }
@@ -28,7 +30,7 @@ func benchPool(n int) *poolsource.Pool {
 // the decision and the reply's options, then its wire encoding.
 func BenchmarkReply(b *testing.B) {
 	a := newAgent(b, benchPool(10000), logr.Discard())
-	req := discover(b, "52:54:00:00:12:34")
+	req := dhcp4test.Discover(b, "52:54:00:00:12:34")
 	b.ReportAllocs()
 	for b.Loop() {
 		resp, err := a.Respond(req)
@@ -43,7 +45,7 @@ func BenchmarkReply(b *testing.B) {
 // connection that discards.
 func BenchmarkHandle(b *testing.B) {
 	a := newAgent(b, benchPool(10000), logr.Discard())
-	req := discover(b, "52:54:00:00:12:34")
+	req := dhcp4test.Discover(b, "52:54:00:00:12:34")
 	conn := &captureConn{}
 	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 	b.ReportAllocs()

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 
 	"bytes"
 	"fmt"
@@ -144,9 +145,9 @@ func TestConcurrentSwaps(t *testing.T) {
 				guess := int(swaps.Load())
 				var req *dhcpv4.DHCPv4
 				if n%2 == 0 {
-					req = discover(t, cMAC(i))
+					req = dhcp4test.Discover(t, cMAC(i))
 				} else {
-					req = renewing(t, cMAC(i), cAddr(i, guess))
+					req = dhcp4test.Renewing(t, cMAC(i), cAddr(i, guess))
 				}
 				req.TransactionID = dhcpv4.TransactionID{byte(w), byte(n >> 16), byte(n >> 8), byte(n)}
 				conn.last = conn.last[:0]

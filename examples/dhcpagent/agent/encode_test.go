@@ -2,6 +2,8 @@ package agent
 
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 
 	"net"
 	"strings"
@@ -14,20 +16,20 @@ import (
 // TestAppendMessage: dhcp4wire.Append writes what the dhcp library's ToBytes
 // writes, for the agent's replies and the edge cases of the format.
 func TestAppendMessage(t *testing.T) {
-	a := newAgent(t, labPool(labAllocated()), quietLogger())
-	offer, err := a.Respond(discover(t, macA))
+	a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger())
+	offer, err := a.Respond(dhcp4test.Discover(t, dhcp4test.MACA))
 	if err != nil {
 		t.Fatal(err)
 	}
-	nak, err := a.Respond(selecting(t, macA, serverIP, addrB))
+	nak, err := a.Respond(dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrB))
 	if err != nil {
 		t.Fatal(err)
 	}
-	inform, err := a.Respond(msg(t, macB, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(netIP(addrB))))
+	inform, err := a.Respond(dhcp4test.Message(t, dhcp4test.MACB, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(dhcp4test.NetIP(dhcp4test.AddrB))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	long := discover(t, macB)
+	long := dhcp4test.Discover(t, dhcp4test.MACB)
 	long.Options[dhcpv4.OptionDNSDomainSearchList.Code()] = make([]byte, 600) // three instances
 	long.Options[dhcp4wire.OptionRelayInfo] = []byte{1, 2, 0, 0}              // last
 	long.Options[dhcpv4.OptionHostName.Code()] = nil                          // empty, still written
@@ -63,9 +65,9 @@ func TestAppendMessage(t *testing.T) {
 // FuzzAppendMessage: for every message the dhcp library parses,
 // dhcp4wire.Append writes the bytes its ToBytes writes.
 func FuzzAppendMessage(f *testing.F) {
-	f.Add(discover(f, macA).ToBytes())
-	f.Add(selecting(f, macA, serverIP, addrA).ToBytes())
-	long := discover(f, macB)
+	f.Add(dhcp4test.Discover(f, dhcp4test.MACA).ToBytes())
+	f.Add(dhcp4test.Selecting(f, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA).ToBytes())
+	long := dhcp4test.Discover(f, dhcp4test.MACB)
 	long.Options[dhcpv4.OptionDNSDomainSearchList.Code()] = make([]byte, 300)
 	long.Options[dhcp4wire.OptionRelayInfo] = []byte{1, 2, 0, 0}
 	f.Add(long.ToBytes())

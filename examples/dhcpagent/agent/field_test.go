@@ -14,6 +14,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 )
 
 // fieldCase2Pool is case 2 of FIELD-CASES.md, the Harvester managed-DHCP
@@ -43,15 +46,15 @@ const fieldCase2Pool = `{
 // fa:cf:8e:50:82:fc, binds 192.168.30.120/24 with router .1, server
 // identifier .251 and a 300 s lease, as its script reads them.
 func TestFieldCase2HarvesterIPPool(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	c := realClients[0]
 	if c.name != "udhcpc" {
 		t.Fatalf("realClients[0] is %s, want udhcpc", c.name)
 	}
 	requireClient(t, c.args("", "", "")[0])
 	const clientMAC = "fa:cf:8e:50:82:fc"
-	p := newNetnsPair(t, clientMAC, "192.168.30.251/24")
-	logs := &logBuffer{}
+	p := netnstest.NewPair(t, clientMAC, "192.168.30.251/24")
+	logs := &logtest.Buffer{}
 	a := New(nil, WithLogger(newTestLogger(logs)))
 	u, err := a.Load([]byte(fieldCase2Pool))
 	if err != nil {
@@ -65,7 +68,7 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 			t.Logf("agent log:\n%s", logs)
 		}
 	})
-	serveIn(t, a, listenIn(t, p.agentNS, p.agentIf))
+	serveIn(t, a, listenIn(t, p.ServerNS, p.ServerIf))
 
 	dir := t.TempDir()
 	out := filepath.Join(dir, "env")
@@ -76,10 +79,10 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.clientNS}, c.args(p.clientIf, script, dir)...)...)
+	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.ClientNS}, c.args(p.ClientIf, script, dir)...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	output := &logBuffer{}
+	output := &logtest.Buffer{}
 	cmd.Stdout, cmd.Stderr = output, output
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -107,7 +110,7 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 		t.Errorf("%d ACKs sent", s.Acks)
 	}
 	// The other allocation is served too.
-	other, err := a.RespondAt(discover(t, "76:69:f4:cb:e6:dd"), time.Now())
+	other, err := a.RespondAt(dhcp4test.Discover(t, "76:69:f4:cb:e6:dd"), time.Now())
 	if err != nil || other.MessageType() != dhcpv4.MessageTypeOffer || other.YourIPAddr.String() != "192.168.30.217" {
 		t.Errorf("DISCOVER of 76:69:f4:cb:e6:dd: %v, %v; want an OFFER of 192.168.30.217", other, err)
 	}

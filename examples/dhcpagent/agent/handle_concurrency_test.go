@@ -12,6 +12,8 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 )
 
 // TestConcurrentHandleScratches: goroutines that call Handle at once, as
@@ -20,15 +22,15 @@ import (
 // goroutines interleave. Run with -race, it also checks that no scratch
 // is touched by two of them.
 func TestConcurrentHandleScratches(t *testing.T) {
-	a := newAgent(t, labPool(labAllocated()), logr.Discard())
-	relayed := discover(t, macB)
+	a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), logr.Discard())
+	relayed := dhcp4test.Discover(t, dhcp4test.MACB)
 	relayed.GatewayIPAddr = net.IPv4(10, 77, 0, 3).To4()
 	relayed.Options[dhcp4wire.OptionRelayInfo] = []byte{1, 4, 'e', 't', 'h', '1'}
 	reqs := []*dhcpv4.DHCPv4{
-		discover(t, macA), relayed,
-		selecting(t, macA, serverIP, addrA), renewing(t, macB, addrB),
-		selecting(t, macB, serverIP, addrA), // NAK
-		msg(t, macA, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(netIP(addrA))),
+		dhcp4test.Discover(t, dhcp4test.MACA), relayed,
+		dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA), dhcp4test.Renewing(t, dhcp4test.MACB, dhcp4test.AddrB),
+		dhcp4test.Selecting(t, dhcp4test.MACB, dhcp4test.ServerIP, dhcp4test.AddrA), // NAK
+		dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(dhcp4test.NetIP(dhcp4test.AddrA))),
 	}
 	want := make([][]byte, len(reqs))
 	for i, req := range reqs {

@@ -14,13 +14,16 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
 	"k8s.io/klog/v2/textlogger"
 )
 
 // TestRespondBeforeLoad: an agent that has loaded no pool answers nobody.
 func TestRespondBeforeLoad(t *testing.T) {
-	if got, err := New(nil, WithLogger(quietLogger())).Respond(discover(t, macA)); !errors.Is(err, dhcp4.ErrNoTable) || got != nil {
+	if got, err := New(nil, WithLogger(quietLogger())).Respond(dhcp4test.Discover(t, dhcp4test.MACA)); !errors.Is(err, dhcp4.ErrNoTable) || got != nil {
 		t.Fatalf("Respond before a load = %v, %v; want nil, ErrNoTable", got, err)
 	}
 }
@@ -28,12 +31,12 @@ func TestRespondBeforeLoad(t *testing.T) {
 // TestAuthoritativeNakEmptyTable checks that a MAC removed with the last
 // lease is still NAKed: the prefix comes from the pool, not from a lease.
 func TestAuthoritativeNakEmptyTable(t *testing.T) {
-	a := newAgent(t, labPool(nil), quietLogger())
-	got, err := a.Respond(renewing(t, macA, addrA))
+	a := newAgent(t, labtest.Pool(nil), quietLogger())
+	got, err := a.Respond(dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(nakView(macA, "10.77.0.10 is not leased to 52:54:00:aa:00:01"), viewOf(t, got)); diff != "" {
+	if diff := cmp.Diff(dhcp4test.NakView(dhcp4test.MACA, "10.77.0.10 is not leased to 52:54:00:aa:00:01"), dhcp4test.ViewOf(t, got)); diff != "" {
 		t.Errorf("Respond (-want +got):\n%s", diff)
 	}
 }
@@ -44,28 +47,28 @@ func TestAuthoritativeNakEmptyTable(t *testing.T) {
 // the decline reaches the hook.
 func TestHandleDeclineAndRelease(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	var hooked []Decline
-	a := newAgent(t, labPool(labAllocated()), newLevel0Logger(logs),
+	a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), newLevel0Logger(logs),
 		WithProbation(time.Minute), WithClock(func() time.Time { return now }),
 		WithDeclineHook(func(d Decline) { hooked = append(hooked, d) }))
 	conn := &recordingConn{}
 	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 
-	a.Handle(conn, peer, selecting(t, macA, serverIP, addrA)) // the ACK after which a client probes and declines
-	a.Handle(conn, peer, decline(t, macA, addrA))
-	a.Handle(conn, peer, decline(t, macA, addrB)) // not its own: ignored
-	a.Handle(conn, peer, discover(t, macA))
+	a.Handle(conn, peer, dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA)) // the ACK after which a client probes and declines
+	a.Handle(conn, peer, dhcp4test.Decline(t, dhcp4test.MACA, dhcp4test.AddrA))
+	a.Handle(conn, peer, dhcp4test.Decline(t, dhcp4test.MACA, dhcp4test.AddrB)) // not its own: ignored
+	a.Handle(conn, peer, dhcp4test.Discover(t, dhcp4test.MACA))
 	now = now.Add(time.Minute - time.Second)
-	a.Handle(conn, peer, discover(t, macA))
+	a.Handle(conn, peer, dhcp4test.Discover(t, dhcp4test.MACA))
 	now = now.Add(time.Second)
-	a.Handle(conn, peer, discover(t, macA))
-	a.Handle(conn, peer, msg(t, macB, dhcpv4.MessageTypeRelease, dhcpv4.WithClientIP(netIP(addrB))))
+	a.Handle(conn, peer, dhcp4test.Discover(t, dhcp4test.MACA))
+	a.Handle(conn, peer, dhcp4test.Message(t, dhcp4test.MACB, dhcpv4.MessageTypeRelease, dhcpv4.WithClientIP(dhcp4test.NetIP(dhcp4test.AddrB))))
 
 	if got := conn.types(); !cmp.Equal(got, []string{"ACK", "OFFER"}) {
 		t.Errorf("sent %v, want the ACK, then one OFFER, after the probation", got)
 	}
-	wantHook := []Decline{{Pool: "default/lab", MAC: macA, Addr: addrA, Until: time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)}}
+	wantHook := []Decline{{Pool: "default/lab", MAC: dhcp4test.MACA, Addr: dhcp4test.AddrA, Until: time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)}}
 	if diff := cmp.Diff(wantHook, hooked, cmpopts.EquateComparable(netip.Addr{})); diff != "" {
 		t.Errorf("decline hook (-want +got):\n%s", diff)
 	}
@@ -126,7 +129,7 @@ func newLevel0Logger(w io.Writer) logr.Logger {
 // the client renews, by broadcast otherwise, and by broadcast when ciaddr
 // cannot be reached.
 func TestHandleNakDestination(t *testing.T) {
-	a := newAgent(t, labPool(movedAllocated()), quietLogger())
+	a := newAgent(t, labtest.Pool(dhcp4test.MovedAllocated()), quietLogger())
 	tests := []struct {
 		name   string
 		req    *dhcpv4.DHCPv4
@@ -134,12 +137,12 @@ func TestHandleNakDestination(t *testing.T) {
 		fail   []string
 		wantTo []string
 	}{
-		{name: "renewing", req: renewing(t, macA, addrA), peer: "10.77.0.10:68", wantTo: []string{"10.77.0.10:68"}},
-		{name: "removed MAC renewing", req: renewing(t, macUnknown, addrA), peer: "10.77.0.10:68", wantTo: []string{"10.77.0.10:68"}},
-		{name: "init-reboot", req: initReboot(t, macA, addrA), peer: "255.255.255.255:68", wantTo: []string{"255.255.255.255:68"}},
-		{name: "relayed", req: msg(t, macA, dhcpv4.MessageTypeRequest, dhcpv4.WithClientIP(netIP(addrA)), dhcpv4.WithGatewayIP(net.IPv4(10, 0, 0, 1))),
+		{name: "renewing", req: dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA), peer: "10.77.0.10:68", wantTo: []string{"10.77.0.10:68"}},
+		{name: "removed MAC renewing", req: dhcp4test.Renewing(t, dhcp4test.MACUnknown, dhcp4test.AddrA), peer: "10.77.0.10:68", wantTo: []string{"10.77.0.10:68"}},
+		{name: "init-reboot", req: dhcp4test.InitReboot(t, dhcp4test.MACA, dhcp4test.AddrA), peer: "255.255.255.255:68", wantTo: []string{"255.255.255.255:68"}},
+		{name: "relayed", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeRequest, dhcpv4.WithClientIP(dhcp4test.NetIP(dhcp4test.AddrA)), dhcpv4.WithGatewayIP(net.IPv4(10, 0, 0, 1))),
 			peer: "10.0.0.1:67", wantTo: []string{"10.0.0.1:67"}},
-		{name: "ciaddr unreachable: broadcast", req: renewing(t, macA, addrA), peer: "10.77.0.10:68", fail: []string{"10.77.0.10:68"},
+		{name: "ciaddr unreachable: broadcast", req: dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA), peer: "10.77.0.10:68", fail: []string{"10.77.0.10:68"},
 			wantTo: []string{"255.255.255.255:68"}},
 	}
 	for _, tt := range tests {

@@ -14,6 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 )
 
 // TestSpoofedDeclineDoesNotEvictBoundClient: a DECLINE in a bound
@@ -37,23 +40,23 @@ func TestSpoofedDeclineDoesNotEvictBoundClient(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			now := t0
-			a := newAgent(t, labPool(labAllocated()), quietLogger(), WithClock(func() time.Time { return now }))
+			a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger(), WithClock(func() time.Time { return now }))
 			conn := &recordingConn{}
 			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
-			a.Handle(conn, peer, selecting(t, macA, serverIP, addrA))
+			a.Handle(conn, peer, dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA))
 			for _, at := range tt.spoofs {
 				now = t0.Add(at)
-				a.Handle(conn, peer, decline(t, macA, addrA))
+				a.Handle(conn, peer, dhcp4test.Decline(t, dhcp4test.MACA, dhcp4test.AddrA))
 			}
 			now = t0.Add(tt.renew)
-			a.Handle(conn, peer, renewing(t, macA, addrA))
+			a.Handle(conn, peer, dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA))
 			now = now.Add(time.Second)
-			a.Handle(conn, peer, renewing(t, macA, addrA))
+			a.Handle(conn, peer, dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA))
 			if diff := cmp.Diff([]string{"ACK", "ACK", "ACK"}, conn.types()); diff != "" {
 				t.Errorf("replies to the binding REQUEST and two renewals (-want +got):\n%s", diff)
 			}
-			if _, held := a.Probation().Holds(addrA, now); held {
-				t.Errorf("%s on probation after the client renewed it", addrA)
+			if _, held := a.Probation().Holds(dhcp4test.AddrA, now); held {
+				t.Errorf("%s on probation after the client renewed it", dhcp4test.AddrA)
 			}
 		})
 	}
@@ -80,18 +83,18 @@ func TestGenuineDeclineStillHoldsAddress(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			now := t0
 			var hooked []Decline
-			a := newAgent(t, labPool(labAllocated()), quietLogger(), WithClock(func() time.Time { return now }),
+			a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger(), WithClock(func() time.Time { return now }),
 				WithDeclineHook(func(d Decline) { hooked = append(hooked, d) }))
 			conn := &recordingConn{}
 			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
-			a.Handle(conn, peer, discover(t, macA))
-			a.Handle(conn, peer, selecting(t, macA, serverIP, addrA))
+			a.Handle(conn, peer, dhcp4test.Discover(t, dhcp4test.MACA))
+			a.Handle(conn, peer, dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA))
 			now = t0.Add(tt.declineAt)
-			a.Handle(conn, peer, decline(t, macA, addrA))
+			a.Handle(conn, peer, dhcp4test.Decline(t, dhcp4test.MACA, dhcp4test.AddrA))
 			now = now.Add(10 * time.Second) // the client discovers again
-			a.Handle(conn, peer, discover(t, macA))
-			a.Handle(conn, peer, discover(t, macA))
-			a.Handle(conn, peer, selecting(t, macB, serverIP, addrA)) // another client asks for it: NAK
+			a.Handle(conn, peer, dhcp4test.Discover(t, dhcp4test.MACA))
+			a.Handle(conn, peer, dhcp4test.Discover(t, dhcp4test.MACA))
+			a.Handle(conn, peer, dhcp4test.Selecting(t, dhcp4test.MACB, dhcp4test.ServerIP, dhcp4test.AddrA)) // another client asks for it: NAK
 
 			want := []string{"OFFER", "ACK", "NAK"}
 			if !tt.held {
@@ -100,8 +103,8 @@ func TestGenuineDeclineStillHoldsAddress(t *testing.T) {
 			if diff := cmp.Diff(want, conn.types()); diff != "" {
 				t.Errorf("replies (-want +got):\n%s", diff)
 			}
-			if _, held := a.Probation().Holds(addrA, now); held != tt.held {
-				t.Errorf("%s on probation: %v, want %v", addrA, held, tt.held)
+			if _, held := a.Probation().Holds(dhcp4test.AddrA, now); held != tt.held {
+				t.Errorf("%s on probation: %v, want %v", dhcp4test.AddrA, held, tt.held)
 			}
 			if got, want := len(hooked), map[bool]int{true: 1, false: 0}[tt.held]; got != want {
 				t.Errorf("%d declines reached the hook, want %d", got, want)
@@ -118,7 +121,7 @@ func TestGenuineDeclineStillHoldsAddress(t *testing.T) {
 func TestDeclineFloodLogsBounded(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := t0
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	a := newAgent(t, benchPool(1000), newLevel0Logger(logs), WithClock(func() time.Time { return now }))
 	conn := &recordingConn{}
 	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
@@ -126,9 +129,9 @@ func TestDeclineFloodLogsBounded(t *testing.T) {
 	for i := range n {
 		mac := fmt.Sprintf("52:54:00:00:%02x:%02x", i>>8, i&0xff)
 		addr := netip.AddrFrom4([4]byte{10, 77, byte(1 + i>>8), byte(i)})
-		a.Handle(conn, peer, selecting(t, mac, serverIP, addr))
-		a.Handle(conn, peer, decline(t, mac, addr))
-		a.Handle(conn, peer, msg(t, mac, dhcpv4.MessageTypeRelease, dhcpv4.WithClientIP(netIP(addr))))
+		a.Handle(conn, peer, dhcp4test.Selecting(t, mac, dhcp4test.ServerIP, addr))
+		a.Handle(conn, peer, dhcp4test.Decline(t, mac, addr))
+		a.Handle(conn, peer, dhcp4test.Message(t, mac, dhcpv4.MessageTypeRelease, dhcpv4.WithClientIP(dhcp4test.NetIP(addr))))
 		now = now.Add(10 * time.Millisecond) // 10 s in all
 	}
 	if s := a.Stats(now); s.Declines != n || s.Releases != n {
@@ -142,8 +145,8 @@ func TestDeclineFloodLogsBounded(t *testing.T) {
 	}
 	// A minute later, the next line says how many were not logged.
 	now = now.Add(time.Minute)
-	a.Handle(conn, peer, selecting(t, "52:54:00:00:00:00", serverIP, netip.MustParseAddr("10.77.1.0")))
-	a.Handle(conn, peer, decline(t, "52:54:00:00:00:00", netip.MustParseAddr("10.77.1.0")))
+	a.Handle(conn, peer, dhcp4test.Selecting(t, "52:54:00:00:00:00", dhcp4test.ServerIP, netip.MustParseAddr("10.77.1.0")))
+	a.Handle(conn, peer, dhcp4test.Decline(t, "52:54:00:00:00:00", netip.MustParseAddr("10.77.1.0")))
 	if want := fmt.Sprintf(`notLogged=%d`, n-logBurst); !strings.Contains(logs.String(), want) {
 		t.Errorf("the first DECLINE line after the flood lacks %s:\n%s", want, logs.String()[len(log):])
 	}
@@ -169,13 +172,13 @@ func TestClientTextCannotForgeLogLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-			logs := &logBuffer{}
-			a := newAgent(t, labPool(labAllocated()), newLevel0Logger(logs), WithClock(func() time.Time { return now }))
+			logs := &logtest.Buffer{}
+			a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), newLevel0Logger(logs), WithClock(func() time.Time { return now }))
 			before := len(logs.String())
 			conn := &recordingConn{}
 			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
-			a.Handle(conn, peer, selecting(t, macA, serverIP, addrA))
-			a.Handle(conn, peer, decline(t, macA, addrA, dhcpv4.WithOption(dhcpv4.OptMessage(tt.text))))
+			a.Handle(conn, peer, dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA))
+			a.Handle(conn, peer, dhcp4test.Decline(t, dhcp4test.MACA, dhcp4test.AddrA, dhcpv4.WithOption(dhcpv4.OptMessage(tt.text))))
 			out := logs.String()[before:]
 			header := regexp.MustCompile(`^[IWE]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ \S+:\d+\] "`)
 			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")

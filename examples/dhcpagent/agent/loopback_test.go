@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 
 	"context"
@@ -111,52 +114,52 @@ func (c *udpClient) exchange(req *dhcpv4.DHCPv4) *dhcpv4.DHCPv4 {
 func TestLoopback(t *testing.T) {
 	for _, conn := range loopbackConns {
 		t.Run(conn.name, func(t *testing.T) {
-			logs := &logBuffer{}
-			a := newAgent(t, labPool(labAllocated()), newTestLogger(logs))
+			logs := &logtest.Buffer{}
+			a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), newTestLogger(logs))
 			c := serveLoopback(t, a, conn.listen(t))
 
 			steps := []struct {
 				name   string
 				before func() // run before the request
 				req    *dhcpv4.DHCPv4
-				want   *view // nil: no reply
+				want   *dhcp4test.View // nil: no reply
 			}{
-				{name: "known MAC discovers", req: discover(t, macA), want: ptr(offerView(macA, addrA))},
-				{name: "known MAC selects the offer", req: selecting(t, macA, serverIP, addrA), want: ptr(ackView(macA, "0.0.0.0", addrA))},
-				{name: "known MAC renews", req: renewing(t, macA, addrA), want: ptr(ackView(macA, "10.77.0.10", addrA))},
-				{name: "second MAC discovers", req: discover(t, macB), want: ptr(offerView(macB, addrB))},
-				{name: "unknown MAC discovers: silence", req: discover(t, macUnknown)},
+				{name: "known MAC discovers", req: dhcp4test.Discover(t, dhcp4test.MACA), want: ptr(dhcp4test.OfferView(dhcp4test.MACA, dhcp4test.AddrA))},
+				{name: "known MAC selects the offer", req: dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA), want: ptr(dhcp4test.AckView(dhcp4test.MACA, "0.0.0.0", dhcp4test.AddrA))},
+				{name: "known MAC renews", req: dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA), want: ptr(dhcp4test.AckView(dhcp4test.MACA, "10.77.0.10", dhcp4test.AddrA))},
+				{name: "second MAC discovers", req: dhcp4test.Discover(t, dhcp4test.MACB), want: ptr(dhcp4test.OfferView(dhcp4test.MACB, dhcp4test.AddrB))},
+				{name: "unknown MAC discovers: silence", req: dhcp4test.Discover(t, dhcp4test.MACUnknown)},
 				{
 					name: "unknown MAC requests an address of the pool: NAK",
-					req:  selecting(t, macUnknown, serverIP, addrA),
-					want: ptr(nakView(macUnknown, "10.77.0.10 is not leased to 52:54:00:ff:ff:ff")),
+					req:  dhcp4test.Selecting(t, dhcp4test.MACUnknown, dhcp4test.ServerIP, dhcp4test.AddrA),
+					want: ptr(dhcp4test.NakView(dhcp4test.MACUnknown, "10.77.0.10 is not leased to 52:54:00:ff:ff:ff")),
 				},
 				{
 					name: "unknown MAC renews an address of the pool: NAK",
-					req:  renewing(t, macUnknown, addrA),
-					want: ptr(nakView(macUnknown, "10.77.0.10 is not leased to 52:54:00:ff:ff:ff")),
+					req:  dhcp4test.Renewing(t, dhcp4test.MACUnknown, dhcp4test.AddrA),
+					want: ptr(dhcp4test.NakView(dhcp4test.MACUnknown, "10.77.0.10 is not leased to 52:54:00:ff:ff:ff")),
 				},
-				{name: "unknown MAC renews an address of another network: silence", req: renewing(t, macUnknown, netip.MustParseAddr("192.168.1.7"))},
-				{name: "known MAC selects another server: silence", req: selecting(t, macA, netip.MustParseAddr("10.77.0.254"), addrA)},
+				{name: "unknown MAC renews an address of another network: silence", req: dhcp4test.Renewing(t, dhcp4test.MACUnknown, netip.MustParseAddr("192.168.1.7"))},
+				{name: "known MAC selects another server: silence", req: dhcp4test.Selecting(t, dhcp4test.MACA, netip.MustParseAddr("10.77.0.254"), dhcp4test.AddrA)},
 				{
 					name: "moved MAC renews its old address: NAK",
 					before: func() {
-						if _, err := a.Apply(labPool(movedAllocated())); err != nil {
+						if _, err := a.Apply(labtest.Pool(dhcp4test.MovedAllocated())); err != nil {
 							t.Fatal(err)
 						}
 					},
-					req:  renewing(t, macA, addrA),
-					want: ptr(nakView(macA, "10.77.0.10 is not leased to 52:54:00:aa:00:01")),
+					req:  dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA),
+					want: ptr(dhcp4test.NakView(dhcp4test.MACA, "10.77.0.10 is not leased to 52:54:00:aa:00:01")),
 				},
 				{
 					name: "moved MAC reboots with its old address: NAK",
-					req:  initReboot(t, macA, addrA),
-					want: ptr(nakView(macA, "10.77.0.10 is not leased to 52:54:00:aa:00:01")),
+					req:  dhcp4test.InitReboot(t, dhcp4test.MACA, dhcp4test.AddrA),
+					want: ptr(dhcp4test.NakView(dhcp4test.MACA, "10.77.0.10 is not leased to 52:54:00:aa:00:01")),
 				},
-				{name: "moved MAC discovers: new address", req: discover(t, macA), want: ptr(offerView(macA, addrA2))},
-				{name: "moved MAC selects it", req: selecting(t, macA, serverIP, addrA2), want: ptr(ackView(macA, "0.0.0.0", addrA2))},
-				{name: "moved MAC renews it", req: renewing(t, macA, addrA2), want: ptr(ackView(macA, "10.77.0.20", addrA2))},
-				{name: "unmoved MAC is unaffected", req: renewing(t, macB, addrB), want: ptr(ackView(macB, "10.77.0.11", addrB))},
+				{name: "moved MAC discovers: new address", req: dhcp4test.Discover(t, dhcp4test.MACA), want: ptr(dhcp4test.OfferView(dhcp4test.MACA, dhcp4test.AddrA2))},
+				{name: "moved MAC selects it", req: dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA2), want: ptr(dhcp4test.AckView(dhcp4test.MACA, "0.0.0.0", dhcp4test.AddrA2))},
+				{name: "moved MAC renews it", req: dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA2), want: ptr(dhcp4test.AckView(dhcp4test.MACA, "10.77.0.20", dhcp4test.AddrA2))},
+				{name: "unmoved MAC is unaffected", req: dhcp4test.Renewing(t, dhcp4test.MACB, dhcp4test.AddrB), want: ptr(dhcp4test.AckView(dhcp4test.MACB, "10.77.0.11", dhcp4test.AddrB))},
 			}
 			for _, s := range steps {
 				if s.before != nil {
@@ -170,7 +173,7 @@ func TestLoopback(t *testing.T) {
 					t.Errorf("%s: no reply within %v, want %s", s.name, silence, s.want.Options["53 message type"])
 				case s.want != nil:
 					s.want.XID = s.req.TransactionID.String()
-					if diff := cmp.Diff(*s.want, viewOf(t, got)); diff != "" {
+					if diff := cmp.Diff(*s.want, dhcp4test.ViewOf(t, got)); diff != "" {
 						t.Errorf("%s: reply (-want +got):\n%s", s.name, diff)
 					}
 				}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/pooltest"
 )
 
 // TestNetns6Clients runs dhclient -6 and dhcpcd -6, each with its own
@@ -33,7 +34,7 @@ func TestNetns6Clients(t *testing.T) {
 
 			// Move the MAC to another address.
 			n := len(c.Events())
-			writePoolFile(t, l.path, lab6Pool(map[string]string{"2001:db8:30::20": mac, "2001:db8:30::b": "52:54:00:aa:00:02"}))
+			pooltest.WriteFile(t, l.path, lab6Pool(map[string]string{"2001:db8:30::20": mac, "2001:db8:30::b": "52:54:00:aa:00:02"}))
 			moved := netip.MustParseAddr("2001:db8:30::20")
 			c.WaitAfter(n, "the moved address", 15*time.Second, func(e netnstest.Event6) bool { return e.Addr == moved })
 			deadline := time.Now().Add(10 * time.Second)

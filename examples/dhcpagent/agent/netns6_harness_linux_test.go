@@ -15,7 +15,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6wire"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/pooltest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/packetsocket"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
@@ -36,7 +40,7 @@ var lab6Search = []string{"lab.example", "example"}
 // lab6Pool is a dual-stack pool: the DHCPv4 lab pool with an IPv6 part
 // whose status.ipv6.allocated is allocated6 (address to MAC).
 func lab6Pool(allocated6 map[string]string) *poolsource.Pool {
-	p := labPool(labAllocated())
+	p := labtest.Pool(dhcp4test.LabAllocated())
 	p.Spec.IPv6 = &v1alpha1.IPPoolIPv6Spec{
 		CIDR: "2001:db8:30::/64", DNS: []string{lab6DNS}, DomainSearch: lab6Search,
 		PreferredLifetime: &metav1.Duration{Duration: lab6Preferred}, ValidLifetime: &metav1.Duration{Duration: lab6Valid},
@@ -92,7 +96,7 @@ type lab6 struct {
 	a    *Agent
 	path string
 	tap  *tap6
-	logs *logBuffer
+	logs *logtest.Buffer
 }
 
 func newLab6(t *testing.T, clientMAC string, allocated6 map[string]string, opts ...Option) *lab6 {
@@ -105,14 +109,14 @@ func newLab6(t *testing.T, clientMAC string, allocated6 map[string]string, opts 
 func newLab6With(t *testing.T, packet bool, clientMAC string, allocated6 map[string]string, opts ...Option) *lab6 {
 	t.Helper()
 	netnstest.Require(t)
-	l := &lab6{p: netnstest.NewPair(t, clientMAC, lab6Server, "10.77.0.2/24"), logs: &logBuffer{},
+	l := &lab6{p: netnstest.NewPair(t, clientMAC, lab6Server, "10.77.0.2/24"), logs: &logtest.Buffer{},
 		path: filepath.Join(t.TempDir(), "pool.json")}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("agent log:\n%s", l.logs)
 		}
 	})
-	writePoolFile(t, l.path, lab6Pool(allocated6))
+	pooltest.WriteFile(t, l.path, lab6Pool(allocated6))
 	l.a = New(nil, append([]Option{WithLogger(newTestLogger(l.logs)), WithServerDUID([]byte{0, 3, 0, 1, 2, 0, 0, 0, 0, 0x53})}, opts...)...)
 	file := poolsource.NewFile(l.path, l.a.Accept, l.a.log)
 	if err := file.Load(); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/pooltest"
 )
 
 // TestNetns6Refused: a MAC the pool no longer holds gets no address: its
@@ -31,7 +32,7 @@ func TestNetns6Refused(t *testing.T) {
 	checkBound(t, l, c.Wait("a binding", 20*time.Second, isBound), "2001:db8:30::a")
 	c.Stop()
 	netnstest.IP(t, "-n", l.p.ClientNS, "-6", "addr", "flush", "dev", l.p.ClientIf, "scope", "global")
-	writePoolFile(t, l.path, lab6Pool(map[string]string{"2001:db8:30::b": "52:54:00:aa:00:02"}))
+	pooltest.WriteFile(t, l.path, lab6Pool(map[string]string{"2001:db8:30::b": "52:54:00:aa:00:02"}))
 	waitFor(t, "the new table", func() bool { return l.a.Table6().Len() == 1 && !hasLease6(l.a, mac) })
 
 	before := len(l.tap.replies())

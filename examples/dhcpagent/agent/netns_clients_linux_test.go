@@ -18,6 +18,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
@@ -80,13 +84,13 @@ var realClients = []realClient{
 // and read exactly the options of the reply the agent sent, including those
 // carried in the file and sname fields with option overload.
 func TestNetnsRealClients(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	pools := []struct {
 		name string
 		pool *poolsource.Pool
 	}{
-		{"70 name servers, all of them with overload", bigPool(labAllocated(), 70, 2)},
-		{"300 name servers and 200 search domains, cut", bigPool(labAllocated(), 300, 200)},
+		{"70 name servers, all of them with overload", labtest.BigPool(dhcp4test.LabAllocated(), 70, 2)},
+		{"300 name servers and 200 search domains, cut", labtest.BigPool(dhcp4test.LabAllocated(), 300, 200)},
 	}
 	for _, c := range realClients {
 		t.Run(c.name, func(t *testing.T) {
@@ -105,8 +109,8 @@ func TestNetnsRealClients(t *testing.T) {
 
 func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 	const clientMAC = "52:54:00:aa:00:01" // macA
-	p := newNetnsPair(t, clientMAC, "10.77.0.2/24")
-	logs := &logBuffer{}
+	p := netnstest.NewPair(t, clientMAC, "10.77.0.2/24")
+	logs := &logtest.Buffer{}
 	a := newAgent(t, pool, newTestLogger(logs))
 
 	// Record each reply of the kind the client's script reads.
@@ -115,7 +119,7 @@ func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 	var wires [][]byte // each reply as sent: overloaded options are only in these
 	maxSize := "none"  // the client's option 57
 	tap := &tapConn{
-		Conn: listenIn(t, p.agentNS, p.agentIf),
+		Conn: listenIn(t, p.ServerNS, p.ServerIf),
 		read: func(m *dhcpv4.DHCPv4) {
 			if v, err := m.MaxMessageSize(); err == nil {
 				mu.Lock()
@@ -148,8 +152,8 @@ func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.clientNS}, c.args(p.clientIf, script, dir)...)...)
-	output := &logBuffer{}
+	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.ClientNS}, c.args(p.ClientIf, script, dir)...)...)
+	output := &logtest.Buffer{}
 	cmd.Stdout, cmd.Stderr = output, output
 	cmd.WaitDelay = 5 * time.Second
 	// The client runs in a process group of its own, killed whole: dhcpcd
@@ -190,7 +194,7 @@ func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 		t.Fatalf("%s is bound, but the agent sent no %s", c.name, c.reads)
 	}
 	ack := replies[len(replies)-1]
-	opts, overload, err := clientOptions(wires[len(wires)-1])
+	opts, overload, err := dhcp4test.ClientOptions(wires[len(wires)-1])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,9 @@ package agent
 
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 
 	"context"
 	"net"
@@ -29,7 +32,7 @@ import (
 // and the probation over, the client binds the address. (ISC dhclient
 // does not probe: TestNetnsSpoofedDecline runs it.)
 func TestNetnsDecline(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	t.Parallel() // minutes of waiting for timers, not of CPU: overlap them
 	for _, c := range lifecycleClients {
 		if c.name == "dhclient" {
@@ -43,8 +46,8 @@ func TestNetnsDecline(t *testing.T) {
 			if c.name == "dhcpcd" {
 				probation = 15 * time.Second
 			}
-			h := startLifecycle(t, c, lifecyclePool(labAllocated()), WithProbation(probation))
-			ip(t, "-n", h.pair.agentNS, "addr", "add", addrA.String()+"/32", "dev", h.pair.agentIf)
+			h := startLifecycle(t, c, lifecyclePool(dhcp4test.LabAllocated()), WithProbation(probation))
+			netnstest.IP(t, "-n", h.pair.ServerNS, "addr", "add", dhcp4test.AddrA.String()+"/32", "dev", h.pair.ServerIf)
 			h.run(func(args []string) []string {
 				if c.name == "udhcpc" {
 					return append(args, "-a")
@@ -53,19 +56,19 @@ func TestNetnsDecline(t *testing.T) {
 			})
 			waitDeclines(t, h.agent, 1)
 			declined := time.Now()
-			ip(t, "-n", h.pair.agentNS, "addr", "del", addrA.String()+"/32", "dev", h.pair.agentIf)
+			netnstest.IP(t, "-n", h.pair.ServerNS, "addr", "del", dhcp4test.AddrA.String()+"/32", "dev", h.pair.ServerIf)
 			bound := h.next("bound", probation+30*time.Second)
-			if bound.addr != addrA.String() {
-				t.Fatalf("bound %s after the probation, want %s", bound.addr, addrA)
+			if bound.addr != dhcp4test.AddrA.String() {
+				t.Fatalf("bound %s after the probation, want %s", bound.addr, dhcp4test.AddrA)
 			}
-			until, ok := h.agent.Probation().Holds(addrA, declined)
+			until, ok := h.agent.Probation().Holds(dhcp4test.AddrA, declined)
 			if !ok {
-				t.Fatalf("%s not on probation right after the decline", addrA)
+				t.Fatalf("%s not on probation right after the decline", dhcp4test.AddrA)
 			}
 			for _, typ := range []dhcpv4.MessageType{dhcpv4.MessageTypeOffer, dhcpv4.MessageTypeAck} {
 				for _, s := range h.sentSince(declined, typ) {
-					if s.at.Before(until) && s.yiaddr == addrA.String() {
-						t.Errorf("%s of %s at %s, during the probation (until %s)", typ, addrA, s.at.Format("15:04:05.000"), until.Format("15:04:05.000"))
+					if s.at.Before(until) && s.yiaddr == dhcp4test.AddrA.String() {
+						t.Errorf("%s of %s at %s, during the probation (until %s)", typ, dhcp4test.AddrA, s.at.Format("15:04:05.000"), until.Format("15:04:05.000"))
 					}
 				}
 			}
@@ -106,7 +109,7 @@ func TestNetnsDecline(t *testing.T) {
 // one, and dhclient restarted on its lease file after the DECLINE
 // (INIT-REBOOT: it asks to keep the address, which also disproves it).
 func TestNetnsSpoofedDecline(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	t.Parallel()
 	tests := []struct {
 		name   string
@@ -131,7 +134,7 @@ func TestNetnsSpoofedDecline(t *testing.T) {
 			c := lifecycleClients[i]
 			requireClient(t, c.args("", "", "")[0])
 			t.Parallel()
-			pool := labPool(labAllocated())
+			pool := labtest.Pool(dhcp4test.LabAllocated())
 			pool.Spec.LeaseTime = poolsource.Duration(tt.lease)
 			opts := []Option{}
 			if tt.window > 0 {
@@ -150,14 +153,14 @@ func TestNetnsSpoofedDecline(t *testing.T) {
 			}
 			acked := h.sentSince(start, dhcpv4.MessageTypeAck)[0].at
 			bound := h.next("bound", 30*time.Second)
-			if bound.addr != addrA.String() {
-				t.Fatalf("bound %s, want %s", bound.addr, addrA)
+			if bound.addr != dhcp4test.AddrA.String() {
+				t.Fatalf("bound %s, want %s", bound.addr, dhcp4test.AddrA)
 			}
 			if tt.when == "mid" {
 				time.Sleep(time.Until(acked.Add(tt.lease / 4))) // T1 is half the lease
 			}
 			spoofed := time.Now()
-			sendDecline(t, h.pair, addrA)
+			sendDecline(t, h.pair, dhcp4test.AddrA)
 			if tt.when == "restart" {
 				h.stop() // the address stays configured, the lease file written
 				h.run(nil)
@@ -168,8 +171,8 @@ func TestNetnsSpoofedDecline(t *testing.T) {
 				kind = "bound"
 			}
 			renewed := h.next(kind, 2*tt.lease)
-			if renewed.addr != addrA.String() {
-				t.Errorf("%s %s after the spoofed DECLINE, want %s", kind, renewed.addr, addrA)
+			if renewed.addr != dhcp4test.AddrA.String() {
+				t.Errorf("%s %s after the spoofed DECLINE, want %s", kind, renewed.addr, dhcp4test.AddrA)
 			}
 			if naks := h.sentSince(spoofed, dhcpv4.MessageTypeNak); len(naks) > 0 {
 				t.Errorf("NAKs after the spoofed DECLINE: %v", naks)
@@ -182,7 +185,7 @@ func TestNetnsSpoofedDecline(t *testing.T) {
 			first := reqs[0].msg.TransactionID
 			var answered bool
 			for _, s := range h.sentSince(spoofed, dhcpv4.MessageTypeAck) {
-				if s.msg.TransactionID == first && s.yiaddr == addrA.String() {
+				if s.msg.TransactionID == first && s.yiaddr == dhcp4test.AddrA.String() {
 					answered = true
 				}
 			}
@@ -193,8 +196,8 @@ func TestNetnsSpoofedDecline(t *testing.T) {
 			if st.Declines != tt.wantLifts || st.Lifts != tt.wantLifts {
 				t.Errorf("%d DECLINEs accepted and %d lifted, want %d and %d", st.Declines, st.Lifts, tt.wantLifts, tt.wantLifts)
 			}
-			if _, held := h.agent.Probation().Holds(addrA, time.Now()); held {
-				t.Errorf("%s still on probation after the client asked to keep it", addrA)
+			if _, held := h.agent.Probation().Holds(dhcp4test.AddrA, time.Now()); held {
+				t.Errorf("%s still on probation after the client asked to keep it", dhcp4test.AddrA)
 			}
 			t.Logf("%s: spoofed DECLINE %v after the ACK (%d accepted), client %s %s %v later on its first REQUEST",
 				tt.name, spoofed.Sub(acked).Round(time.Millisecond), st.Declines, kind, renewed.addr,
@@ -217,19 +220,19 @@ func waitDeclines(t *testing.T, a *Agent, n uint64) {
 
 // sendDecline sends, from the client's namespace, the DECLINE of addr
 // that a client of macA sends when it finds the address in use.
-func sendDecline(t *testing.T, p *netnsPair, addr netip.Addr) {
+func sendDecline(t *testing.T, p *netnstest.Pair, addr netip.Addr) {
 	t.Helper()
 	var conn net.PacketConn
-	if err := inNetns(p.clientNS, func() (err error) {
-		conn, err = nclient4.NewRawUDPConn(p.clientIf, dhcp4.ClientPort)
+	if err := netnstest.In(p.ClientNS, func() (err error) {
+		conn, err = nclient4.NewRawUDPConn(p.ClientIf, dhcp4.ClientPort)
 		return err
 	}); err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	m, err := dhcpv4.New(dhcpv4.WithHwAddr(hw(t, macA)), dhcpv4.WithMessageType(dhcpv4.MessageTypeDecline),
-		dhcpv4.WithOption(dhcpv4.OptServerIdentifier(netIP(serverIP))),
-		dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(netIP(addr))),
+	m, err := dhcpv4.New(dhcpv4.WithHwAddr(dhcp4test.HW(t, dhcp4test.MACA)), dhcpv4.WithMessageType(dhcpv4.MessageTypeDecline),
+		dhcpv4.WithOption(dhcpv4.OptServerIdentifier(dhcp4test.NetIP(dhcp4test.ServerIP))),
+		dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(dhcp4test.NetIP(addr))),
 		dhcpv4.WithOption(dhcpv4.OptMessage("address in use")))
 	if err != nil {
 		t.Fatal(err)
@@ -246,16 +249,16 @@ func sendDecline(t *testing.T, p *netnsPair, addr netip.Addr) {
 // udhcpc and dhclient sends INFORM; dhcpcd 9.4.1 --inform did not start
 // in a network namespace here: its privilege-separation controller fails.)
 func TestNetnsInform(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	t.Parallel() // minutes of waiting for timers, not of CPU: overlap them
 	t.Run("nclient4", func(t *testing.T) {
 		t.Parallel()
-		h := startLifecycle(t, lifecycleClients[0], lifecyclePool(labAllocated()))
+		h := startLifecycle(t, lifecycleClients[0], lifecyclePool(dhcp4test.LabAllocated()))
 		static := "10.77.0.250"
-		ip(t, "-n", h.pair.clientNS, "addr", "add", static+"/24", "dev", h.pair.clientIf)
+		netnstest.IP(t, "-n", h.pair.ClientNS, "addr", "add", static+"/24", "dev", h.pair.ClientIf)
 		var c *nclient4.Client
-		if err := inNetns(h.pair.clientNS, func() (err error) {
-			c, err = nclient4.New(h.pair.clientIf, nclient4.WithTimeout(time.Second), nclient4.WithRetry(5))
+		if err := netnstest.In(h.pair.ClientNS, func() (err error) {
+			c, err = nclient4.New(h.pair.ClientIf, nclient4.WithTimeout(time.Second), nclient4.WithRetry(5))
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -267,9 +270,9 @@ func TestNetnsInform(t *testing.T) {
 		if err != nil {
 			t.Fatalf("INFORM: %v", err)
 		}
-		want := informView(macA, static)
+		want := dhcp4test.InformView(dhcp4test.MACA, static)
 		want.XID = ack.TransactionID.String()
-		got := viewOf(t, ack)
+		got := dhcp4test.ViewOf(t, ack)
 		delete(got.Options, "61 client id") // nclient4 sends one; echoed
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("ACK to INFORM (-want +got):\n%s", d)

@@ -2,6 +2,9 @@ package agent
 
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 
@@ -49,7 +52,7 @@ func TestNetnsDeclineFlood(t *testing.T) {
 	if *floodCount == 0 {
 		t.Skip("a load test: run it with -flood N (as root)")
 	}
-	requireNetns(t)
+	netnstest.Require(t)
 	requireClient(t, "dhclient")
 	for _, window := range []bool{true, false} {
 		name := "window"
@@ -68,7 +71,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 		t.Fatalf("lifecycleClients[1] is %s", c.name)
 	}
 	pool := benchPool(floodLeases)
-	pool.Status.Allocated["10.77.0.10"] = macA
+	pool.Status.Allocated["10.77.0.10"] = dhcp4test.MACA
 	pool.Spec.LeaseTime = poolsource.Duration(lifecycleLease)
 	opts := []Option{}
 	if !window {
@@ -77,8 +80,8 @@ func runDeclineFlood(t *testing.T, window bool) {
 	h := startFloodHost(t, c, pool, opts...)
 
 	h.run(nil)
-	if b := h.next("bound", 30*time.Second); b.addr != addrA.String() {
-		t.Fatalf("bound %s, want %s", b.addr, addrA)
+	if b := h.next("bound", 30*time.Second); b.addr != dhcp4test.AddrA.String() {
+		t.Fatalf("bound %s, want %s", b.addr, dhcp4test.AddrA)
 	}
 
 	// The flood, encoded beforehand: DECLINE i is lease i%floodLeases's.
@@ -86,11 +89,11 @@ func runDeclineFlood(t *testing.T, window bool) {
 	for i := range wires {
 		mac := fmt.Sprintf("52:54:00:%02x:%02x:%02x", i>>16&0xff, i>>8&0xff, i&0xff)
 		addr := netip.AddrFrom4([4]byte{10, 77, byte(1 + i>>8), byte(i)})
-		wires[i] = decline(t, mac, addr, dhcpv4.WithOption(dhcpv4.OptMessage("address in use"))).ToBytes()
+		wires[i] = dhcp4test.Decline(t, mac, addr, dhcpv4.WithOption(dhcpv4.OptMessage("address in use"))).ToBytes()
 	}
 	var conn net.PacketConn
-	if err := inNetns(h.pair.clientNS, func() (err error) {
-		conn, err = nclient4.NewRawUDPConn(h.pair.clientIf, dhcp4.ClientPort)
+	if err := netnstest.In(h.pair.ClientNS, func() (err error) {
+		conn, err = nclient4.NewRawUDPConn(h.pair.ClientIf, dhcp4.ClientPort)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -98,7 +101,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 	defer conn.Close()
 	dst := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ServerPort}
 
-	dropsBefore := udpRcvbufErrors(t, h.pair.agentNS)
+	dropsBefore := udpRcvbufErrors(t, h.pair.ServerNS)
 	statsBefore := h.agent.Stats(time.Now())
 	outBefore := len(h.output.String())
 	interval := time.Second / time.Duration(*floodRate)
@@ -127,7 +130,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	drops := udpRcvbufErrors(t, h.pair.agentNS) - dropsBefore
+	drops := udpRcvbufErrors(t, h.pair.ServerNS) - dropsBefore
 
 	// dhclient -v prints a line per DHCPREQUEST it sends and per lease it
 	// binds: count the requests of each renewal during the flood.
@@ -166,10 +169,10 @@ func runDeclineFlood(t *testing.T, window bool) {
 // with the receive buffer the command asks for (its -rcvbuf default).
 func startFloodHost(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
 	t.Helper()
-	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logBuffer{}, logs: &logBuffer{}, sends: &sendLog{}}
-	h.pair = newNetnsPair(t, macA, "10.77.0.2/24")
+	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logtest.Buffer{}, logs: &logtest.Buffer{}, sends: &sendLog{}}
+	h.pair = netnstest.NewPair(t, dhcp4test.MACA, "10.77.0.2/24")
 	h.agent = newAgent(t, pool, newLevel0Logger(h.logs), opts...)
-	conn := listenIn(t, h.pair.agentNS, h.pair.agentIf)
+	conn := listenIn(t, h.pair.ServerNS, h.pair.ServerIf)
 	if granted, err := udpsocket.SetReceiveBuffer(conn, 4<<20); err != nil {
 		t.Fatalf("receive buffer: %v (granted %d)", err, granted)
 	}

@@ -15,6 +15,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
@@ -85,14 +89,14 @@ func (c *sendLog) all() []sent {
 type lifecycleHost struct {
 	t      *testing.T
 	c      lifecycleClient
-	pair   *netnsPair
+	pair   *netnstest.Pair
 	agent  *Agent
 	sends  *sendLog
 	recvMu sync.Mutex
-	recv   []received // what the agent received
-	logs   *logBuffer // the agent's log
+	recv   []received      // what the agent received
+	logs   *logtest.Buffer // the agent's log
 	dir    string
-	output *logBuffer
+	output *logtest.Buffer
 	seen   int // events already returned by next
 	cmd    *exec.Cmd
 	done   chan error
@@ -102,14 +106,14 @@ type lifecycleHost struct {
 // with opts; the client is started by run.
 func startLifecycle(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
 	t.Helper()
-	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logBuffer{}}
-	h.pair = newNetnsPair(t, macA, "10.77.0.2/24")
-	logs := &logBuffer{}
+	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logtest.Buffer{}}
+	h.pair = netnstest.NewPair(t, dhcp4test.MACA, "10.77.0.2/24")
+	logs := &logtest.Buffer{}
 	h.logs = logs
 	h.agent = newAgent(t, pool, newTestLogger(logs), opts...)
 	h.sends = &sendLog{}
 	tap := &tapConn{
-		Conn: listenIn(t, h.pair.agentNS, h.pair.agentIf),
+		Conn: listenIn(t, h.pair.ServerNS, h.pair.ServerIf),
 		read: func(m *dhcpv4.DHCPv4) {
 			h.recvMu.Lock()
 			h.recv = append(h.recv, received{at: time.Now(), msg: m})
@@ -141,11 +145,11 @@ func startLifecycle(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts
 // not nil.
 func (h *lifecycleHost) run(edit func([]string) []string) {
 	h.t.Helper()
-	args := h.c.args(h.pair.clientIf, filepath.Join(h.dir, "script"), h.dir)
+	args := h.c.args(h.pair.ClientIf, filepath.Join(h.dir, "script"), h.dir)
 	if edit != nil {
 		args = edit(args)
 	}
-	cmd := exec.Command("ip", append([]string{"netns", "exec", h.pair.clientNS}, args...)...)
+	cmd := exec.Command("ip", append([]string{"netns", "exec", h.pair.ClientNS}, args...)...)
 	cmd.Stdout, cmd.Stderr = h.output, h.output
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -240,7 +244,7 @@ func (h *lifecycleHost) checkOptions(e scriptEvent) {
 	if ack == nil {
 		h.t.Fatalf("%s bound %s, but the agent sent no ACK of it before", h.c.name, e.addr)
 	}
-	opts, _, err := clientOptions(ack.ToBytes())
+	opts, _, err := dhcp4test.ClientOptions(ack.ToBytes())
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -276,7 +280,7 @@ func requireClient(t *testing.T, name string) {
 }
 
 func lifecyclePool(allocated map[string]string) *poolsource.Pool {
-	p := labPool(allocated)
+	p := labtest.Pool(allocated)
 	p.Spec.LeaseTime = poolsource.Duration(lifecycleLease)
 	return p
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 )
 
 // TestNetnsLifecycle runs real clients (busybox udhcpc, ISC dhclient,
@@ -25,24 +27,24 @@ import (
 // udhcpc then broadcasts the renewal a second later and hears the reply.
 // The test accepts either, as long as it comes before T2.
 func TestNetnsLifecycle(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	t.Parallel() // minutes of waiting for timers, not of CPU: overlap them
 	for _, c := range lifecycleClients {
 		t.Run(c.name, func(t *testing.T) {
 			requireClient(t, c.args("", "", "")[0])
 			t.Parallel()
-			h := startLifecycle(t, c, lifecyclePool(labAllocated()))
+			h := startLifecycle(t, c, lifecyclePool(dhcp4test.LabAllocated()))
 			h.run(nil)
 
 			bound := h.next("bound", 30*time.Second)
-			if bound.addr != addrA.String() {
-				t.Fatalf("bound %s, want %s", bound.addr, addrA)
+			if bound.addr != dhcp4test.AddrA.String() {
+				t.Fatalf("bound %s, want %s", bound.addr, dhcp4test.AddrA)
 			}
 			h.checkOptions(bound)
 
 			renewed := h.next("renew", 3*lifecycleLease)
-			if renewed.addr != addrA.String() {
-				t.Fatalf("renewed %s, want %s", renewed.addr, addrA)
+			if renewed.addr != dhcp4test.AddrA.String() {
+				t.Fatalf("renewed %s, want %s", renewed.addr, dhcp4test.AddrA)
 			}
 			acks := h.sentSince(bound.at, dhcpv4.MessageTypeAck)
 			if len(acks) == 0 || acks[0].to != "10.77.0.10:68" {
@@ -51,7 +53,7 @@ func TestNetnsLifecycle(t *testing.T) {
 
 			// Move the MAC right after a renewal: the next renewal (T1,
 			// 4s later) must learn it, well before rebinding (T2, 7s).
-			if _, err := h.agent.Apply(lifecyclePool(movedAllocated())); err != nil {
+			if _, err := h.agent.Apply(lifecyclePool(dhcp4test.MovedAllocated())); err != nil {
 				t.Fatal(err)
 			}
 			moved := time.Now()
@@ -79,8 +81,8 @@ func TestNetnsLifecycle(t *testing.T) {
 			if d := nak.at.Sub(renewed.at); d >= t2 {
 				t.Errorf("NAK %v after the renewal, at or after the client's T2 (%v): it was rebinding", d, t2)
 			}
-			if rebound.addr != addrA2.String() {
-				t.Fatalf("bound %s after the move, want %s", rebound.addr, addrA2)
+			if rebound.addr != dhcp4test.AddrA2.String() {
+				t.Fatalf("bound %s after the move, want %s", rebound.addr, dhcp4test.AddrA2)
 			}
 			h.checkOptions(rebound)
 			t.Logf("%s: renewed %v after binding, NAKed %v after that renewal (T2 at %v), bound %s %v after the NAK", c.name,
@@ -89,7 +91,7 @@ func TestNetnsLifecycle(t *testing.T) {
 
 			// Remove the MAC: its next renewal is NAKed, and the client
 			// drops the address.
-			if _, err := h.agent.Apply(lifecyclePool(map[string]string{"10.77.0.11": macB})); err != nil {
+			if _, err := h.agent.Apply(lifecyclePool(map[string]string{"10.77.0.11": dhcp4test.MACB})); err != nil {
 				t.Fatal(err)
 			}
 			removed := time.Now()

@@ -14,6 +14,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/dhcpv4/nclient4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/pooltest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
@@ -40,7 +45,7 @@ func (e clientEvent) String() string {
 // a NAK removes the address and goes back to INIT (RFC 2131, 4.4). It
 // configures the address on the interface as a real client does, so the
 // agent's unicast ACKs to ciaddr are answered by ARP.
-func runClient(ctx context.Context, c *nclient4.Client, p *netnsPair, interval time.Duration, events chan<- clientEvent) {
+func runClient(ctx context.Context, c *nclient4.Client, p *netnstest.Pair, interval time.Duration, events chan<- clientEvent) {
 	send := func(e clientEvent) {
 		select {
 		case events <- e:
@@ -48,14 +53,14 @@ func runClient(ctx context.Context, c *nclient4.Client, p *netnsPair, interval t
 		}
 	}
 	setAddr := func(a netip.Addr, bits int) error {
-		if out, err := exec.Command("ip", "-n", p.clientNS, "addr", "flush", "dev", p.clientIf).CombinedOutput(); err != nil {
+		if out, err := exec.Command("ip", "-n", p.ClientNS, "addr", "flush", "dev", p.ClientIf).CombinedOutput(); err != nil {
 			return fmt.Errorf("ip addr flush: %v: %s", err, out)
 		}
 		if !a.IsValid() {
 			return nil
 		}
 		cidr := netip.PrefixFrom(a, bits).String()
-		if out, err := exec.Command("ip", "-n", p.clientNS, "addr", "add", cidr, "dev", p.clientIf).CombinedOutput(); err != nil {
+		if out, err := exec.Command("ip", "-n", p.ClientNS, "addr", "add", cidr, "dev", p.ClientIf).CombinedOutput(); err != nil {
 			return fmt.Errorf("ip addr add %s: %v: %s", cidr, err, out)
 		}
 		return nil
@@ -111,13 +116,13 @@ func runClient(ctx context.Context, c *nclient4.Client, p *netnsPair, interval t
 // address (RFC 2131 4.3.2: the client's notion of its address is wrong),
 // and the client, back in INIT, is offered and acknowledged the new one.
 func TestNetns(t *testing.T) {
-	requireNetns(t)
+	netnstest.Require(t)
 	const clientMAC = "52:54:00:aa:00:01" // macA
-	p := newNetnsPair(t, clientMAC, "10.77.0.2/24")
+	p := netnstest.NewPair(t, clientMAC, "10.77.0.2/24")
 
 	path := filepath.Join(t.TempDir(), "pool.json")
-	writePoolFile(t, path, labPool(labAllocated()))
-	logs := &logBuffer{}
+	pooltest.WriteFile(t, path, labtest.Pool(dhcp4test.LabAllocated()))
+	logs := &logtest.Buffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("agent log:\n%s", logs)
@@ -129,18 +134,18 @@ func TestNetns(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	conn := listenIn(t, p.agentNS, p.agentIf)
+	conn := listenIn(t, p.ServerNS, p.ServerIf)
 	ctx, cancel := context.WithCancel(context.Background())
 	served, watched := make(chan error, 1), make(chan error, 1)
 	go func() { served <- a.Serve(ctx, conn) }()
 	go func() { watched <- file.Watch(ctx, 20*time.Millisecond) }()
 
 	var c *nclient4.Client
-	if err := inNetns(p.clientNS, func() (err error) {
-		c, err = nclient4.New(p.clientIf, nclient4.WithTimeout(500*time.Millisecond), nclient4.WithRetry(4))
+	if err := netnstest.In(p.ClientNS, func() (err error) {
+		c, err = nclient4.New(p.ClientIf, nclient4.WithTimeout(500*time.Millisecond), nclient4.WithRetry(4))
 		return err
 	}); err != nil {
-		t.Fatalf("client socket in %s: %v", p.clientNS, err)
+		t.Fatalf("client socket in %s: %v", p.ClientNS, err)
 	}
 	events := make(chan clientEvent)
 	clientDone := make(chan struct{})
@@ -180,36 +185,36 @@ func TestNetns(t *testing.T) {
 	}
 
 	start := time.Now()
-	bound := expect("bound", addrA)
-	want := ackView(clientMAC, "0.0.0.0", addrA)
+	bound := expect("bound", dhcp4test.AddrA)
+	want := dhcp4test.AckView(clientMAC, "0.0.0.0", dhcp4test.AddrA)
 	want.XID = bound.ack.TransactionID.String()
-	if diff := cmp.Diff(want, viewOf(t, bound.ack)); diff != "" {
+	if diff := cmp.Diff(want, dhcp4test.ViewOf(t, bound.ack)); diff != "" {
 		t.Errorf("ACK over the veth (-want +got):\n%s", diff)
 	}
-	t.Logf("bound %s after %v", addrA, time.Since(start).Round(time.Millisecond))
-	expect("renewed", addrA)
+	t.Logf("bound %s after %v", dhcp4test.AddrA, time.Since(start).Round(time.Millisecond))
+	expect("renewed", dhcp4test.AddrA)
 
 	// Move the MAC while the client keeps renewing.
 	moved := time.Now()
-	writePoolFile(t, path, labPool(movedAllocated()))
+	pooltest.WriteFile(t, path, labtest.Pool(dhcp4test.MovedAllocated()))
 	nak := expect("nak", netip.Addr{})
 	if got, want := nak.ack.Message(), "10.77.0.10 is not leased to 52:54:00:aa:00:01"; got != want {
 		t.Errorf("NAK message %q, want %q", got, want)
 	}
-	rebound := expect("bound", addrA2)
-	want = ackView(clientMAC, "0.0.0.0", addrA2)
+	rebound := expect("bound", dhcp4test.AddrA2)
+	want = dhcp4test.AckView(clientMAC, "0.0.0.0", dhcp4test.AddrA2)
 	want.XID = rebound.ack.TransactionID.String()
-	if diff := cmp.Diff(want, viewOf(t, rebound.ack)); diff != "" {
+	if diff := cmp.Diff(want, dhcp4test.ViewOf(t, rebound.ack)); diff != "" {
 		t.Errorf("ACK of the new address (-want +got):\n%s", diff)
 	}
-	renewed := expect("renewed", addrA2)
-	want = ackView(clientMAC, "10.77.0.20", addrA2)
+	renewed := expect("renewed", dhcp4test.AddrA2)
+	want = dhcp4test.AckView(clientMAC, "10.77.0.20", dhcp4test.AddrA2)
 	want.XID = renewed.ack.TransactionID.String()
-	if diff := cmp.Diff(want, viewOf(t, renewed.ack)); diff != "" {
+	if diff := cmp.Diff(want, dhcp4test.ViewOf(t, renewed.ack)); diff != "" {
 		t.Errorf("ACK of the renewal of the new address (-want +got):\n%s", diff)
 	}
 	t.Logf("moved to %s and renewed %v after the pool file changed; client history: %v",
-		addrA2, time.Since(moved).Round(time.Millisecond), history)
+		dhcp4test.AddrA2, time.Since(moved).Round(time.Millisecond), history)
 
 	if log := logs.String(); !strings.Contains(log, `"update" mac="52:54:00:aa:00:01" from="10.77.0.10" to="10.77.0.20"`) {
 		t.Errorf("agent did not log the update of the moved MAC; log:\n%s", log)

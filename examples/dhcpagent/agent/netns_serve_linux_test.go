@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 
 	"context"
@@ -17,7 +18,7 @@ import (
 func listenIn(t *testing.T, ns, iface string) *udpsocket.Socket {
 	t.Helper()
 	var s *udpsocket.Socket
-	if err := inNetns(ns, func() (err error) {
+	if err := netnstest.In(ns, func() (err error) {
 		s, err = udpsocket.Listen(iface, netip.AddrPortFrom(netip.IPv4Unspecified(), dhcp4.ServerPort))
 		return err
 	}); err != nil {

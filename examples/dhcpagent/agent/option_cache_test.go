@@ -7,6 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 )
 
 // TestOptionCacheSameBytes: replies from the Agent's table, whose options
@@ -14,15 +16,15 @@ import (
 // from dhcp4.TableOf, which encodes them per reply, for each kind of reply that
 // carries options, the trimmed one included.
 func TestOptionCacheSameBytes(t *testing.T) {
-	a := newAgent(t, labPool(labAllocated()), quietLogger())
+	a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger())
 	tests := []struct {
 		name string
 		req  *dhcpv4.DHCPv4
 	}{
-		{"OFFER", discover(t, macA)},
-		{"ACK", selecting(t, macA, serverIP, addrA)},
-		{"INFORM's ACK", msg(t, macB, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(netIP(addrB)))},
-		{"OFFER cut to a 300-byte limit", msg(t, macA, dhcpv4.MessageTypeDiscover,
+		{"OFFER", dhcp4test.Discover(t, dhcp4test.MACA)},
+		{"ACK", dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA)},
+		{"INFORM's ACK", dhcp4test.Message(t, dhcp4test.MACB, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(dhcp4test.NetIP(dhcp4test.AddrB)))},
+		{"OFFER cut to a 300-byte limit", dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover,
 			dhcpv4.WithOption(dhcpv4.OptMaxMessageSize(300)))},
 	}
 	for _, tt := range tests {
@@ -47,8 +49,8 @@ func TestOptionCacheSameBytes(t *testing.T) {
 // TestOptionCacheRepliesOwnTheirOptions: a caller that changes the options
 // of one reply in place changes nothing in the next.
 func TestOptionCacheRepliesOwnTheirOptions(t *testing.T) {
-	a := newAgent(t, labPool(labAllocated()), quietLogger())
-	first, err := a.Respond(discover(t, macA))
+	a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger())
+	first, err := a.Respond(dhcp4test.Discover(t, dhcp4test.MACA))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +61,7 @@ func TestOptionCacheRepliesOwnTheirOptions(t *testing.T) {
 		}
 	}
 	first.Options[dhcpv4.OptionRouter.Code()] = net.IPv4(1, 2, 3, 4).To4()
-	second, err := a.Respond(discover(t, macA))
+	second, err := a.Respond(dhcp4test.Discover(t, dhcp4test.MACA))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 
 	"net"
 	"net/netip"
@@ -65,16 +66,16 @@ type packetCase struct {
 func packetCases(b *testing.B) []packetCase {
 	const mac = "52:54:00:00:12:34" // 10.77.19.52 in benchPool
 	leased := netip.MustParseAddr("10.77.19.52")
-	server := netip.MustParseAddr("10.77.0.2") // labPool's server
-	relayed := discover(b, mac)
+	server := netip.MustParseAddr("10.77.0.2") // labtest.Pool's server
+	relayed := dhcp4test.Discover(b, mac)
 	relayed.GatewayIPAddr = net.IPv4(10, 77, 0, 3).To4()
 	return []packetCase{
-		{"DISCOVER-OFFER", discover(b, mac), dhcpv4.MessageTypeOffer},
+		{"DISCOVER-OFFER", dhcp4test.Discover(b, mac), dhcpv4.MessageTypeOffer},
 		{"relayed DISCOVER-OFFER", relayed, dhcpv4.MessageTypeOffer},
-		{"REQUEST-ACK", selecting(b, mac, server, leased), dhcpv4.MessageTypeAck},
-		{"renewing REQUEST-ACK", renewing(b, mac, leased), dhcpv4.MessageTypeAck},
-		{"REQUEST-NAK", selecting(b, mac, server, leased.Next()), dhcpv4.MessageTypeNak},
-		{"unknown DISCOVER", discover(b, "52:54:00:ff:ff:ff"), dhcpv4.MessageTypeNone},
+		{"REQUEST-ACK", dhcp4test.Selecting(b, mac, server, leased), dhcpv4.MessageTypeAck},
+		{"renewing REQUEST-ACK", dhcp4test.Renewing(b, mac, leased), dhcpv4.MessageTypeAck},
+		{"REQUEST-NAK", dhcp4test.Selecting(b, mac, server, leased.Next()), dhcpv4.MessageTypeNak},
+		{"unknown DISCOVER", dhcp4test.Discover(b, "52:54:00:ff:ff:ff"), dhcpv4.MessageTypeNone},
 	}
 }
 

@@ -11,6 +11,9 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -110,7 +113,7 @@ func TestPoolConfigErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := labPool(labAllocated())
+			p := labtest.Pool(dhcp4test.LabAllocated())
 			tt.spec(&p.Spec)
 			_, _, _, err := p.Config()
 			if !errors.Is(err, poolsource.ErrInvalidPool) || !strings.Contains(err.Error(), tt.want) {
@@ -120,7 +123,7 @@ func TestPoolConfigErrors(t *testing.T) {
 				t.Errorf("Config error = %v; want one wrapping ipam.ErrInvalidSpec", err)
 			}
 			// A rejected pool leaves the table being served alone.
-			a := newAgent(t, labPool(labAllocated()), logr.Discard())
+			a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), logr.Discard())
 			before := a.Table()
 			if _, err := a.Apply(p); err == nil {
 				t.Fatal("Apply accepted the pool")
@@ -135,16 +138,16 @@ func TestPoolConfigErrors(t *testing.T) {
 // TestPoolProblems checks that bad entries and options are left out and
 // reported, and the rest is served.
 func TestPoolProblems(t *testing.T) {
-	p := labPool(map[string]string{
-		"10.77.0.10":  macA,
+	p := labtest.Pool(map[string]string{
+		"10.77.0.10":  dhcp4test.MACA,
 		"10.77.0.11":  "not-a-mac",
-		"10.77.0.12":  macB,
+		"10.77.0.12":  dhcp4test.MACB,
 		"10.77.0.250": "52:54:00:aa:00:03", // outside rangeEnd
 		"10.77.00.13": "52:54:00:aa:00:04", // not canonical
 	})
 	p.Spec.DNS = []string{"10.77.0.2", "dns.example", "::ffff:10.77.0.3"}
 	p.Spec.NTP = []string{"fd00::3"}
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	u, err := New(nil, WithLogger(newTestLogger(logs))).Apply(p)
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +195,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`{"spec":{"cidr":"10.0.0.0/31","serverIP":"10.0.0.0","leaseTime":0,"exclude":["10.0.0.1/32"]}}`))
 	f.Add([]byte(`{"spec":{"cidr":"0.0.0.0/0","serverIP":"1.1.1.1","rangeStart":"255.255.255.254"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a := newAgent(t, labPool(labAllocated()), logr.Discard())
+		a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), logr.Discard())
 		before := a.Table()
 		if _, err := a.Load(data); err != nil && a.Table() != before {
 			t.Fatalf("rejected file %q swapped the table", data)

@@ -10,6 +10,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/probation"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -32,7 +33,7 @@ func BenchmarkProbationDecline(b *testing.B) {
 			for i := range addrs {
 				addrs[i] = netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
 			}
-			mac := leasestore.MustParseMAC(macA)
+			mac := leasestore.MustParseMAC(dhcp4test.MACA)
 			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			for i := range n {
 				p.Decline(mac, addrs[i], t0.Add(time.Duration(i)*step))
@@ -76,7 +77,7 @@ func BenchmarkServeDecline(b *testing.B) {
 				for i := range wires {
 					mac := fmt.Sprintf("52:54:00:%02x:%02x:%02x", i>>16&0xff, i>>8&0xff, i&0xff)
 					addr := netip.AddrFrom4([4]byte{10, 77, byte(1 + i>>8), byte(i)})
-					wires[i] = decline(b, mac, addr).ToBytes()
+					wires[i] = dhcp4test.Decline(b, mac, addr).ToBytes()
 				}
 				w := &captureWriter{}
 				peer := netip.AddrPortFrom(dhcp4.Broadcast().Addr(), dhcp4.ClientPort)

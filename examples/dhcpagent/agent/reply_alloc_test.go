@@ -10,6 +10,8 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -21,7 +23,7 @@ func replyAllocCases(t testing.TB) []struct {
 	req  *dhcpv4.DHCPv4
 	want dhcpv4.MessageType
 } {
-	relayed := discover(t, macA)
+	relayed := dhcp4test.Discover(t, dhcp4test.MACA)
 	relayed.GatewayIPAddr = net.IPv4(10, 77, 0, 3).To4()
 	relayed.Options[dhcp4wire.OptionRelayInfo] = []byte{1, 4, 'e', 't', 'h', '0'}
 	relayed.Options[dhcpv4.OptionClientIdentifier.Code()] = []byte{1, 0x52, 0x54, 0, 0xaa, 0, 1}
@@ -30,12 +32,12 @@ func replyAllocCases(t testing.TB) []struct {
 		req  *dhcpv4.DHCPv4
 		want dhcpv4.MessageType
 	}{
-		{"DISCOVER-OFFER", discover(t, macA), dhcpv4.MessageTypeOffer},
+		{"DISCOVER-OFFER", dhcp4test.Discover(t, dhcp4test.MACA), dhcpv4.MessageTypeOffer},
 		{"relayed DISCOVER-OFFER with echoes", relayed, dhcpv4.MessageTypeOffer},
-		{"selecting REQUEST-ACK", selecting(t, macA, serverIP, addrA), dhcpv4.MessageTypeAck},
-		{"renewing REQUEST-ACK", renewing(t, macA, addrA), dhcpv4.MessageTypeAck},
-		{"INFORM-ACK", msg(t, macB, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(netIP(addrB))), dhcpv4.MessageTypeAck},
-		{"REQUEST-NAK", selecting(t, macA, serverIP, addrB), dhcpv4.MessageTypeNak},
+		{"selecting REQUEST-ACK", dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA), dhcpv4.MessageTypeAck},
+		{"renewing REQUEST-ACK", dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA), dhcpv4.MessageTypeAck},
+		{"INFORM-ACK", dhcp4test.Message(t, dhcp4test.MACB, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(dhcp4test.NetIP(dhcp4test.AddrB))), dhcpv4.MessageTypeAck},
+		{"REQUEST-NAK", dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrB), dhcpv4.MessageTypeNak},
 	}
 }
 
@@ -46,13 +48,13 @@ func allocAgents(t testing.TB, now time.Time) []struct {
 	prefix string
 	a      *Agent
 } {
-	held := newAgent(t, labPool(labAllocated()), quietLogger(), WithClock(func() time.Time { return now }))
-	held.Probation().Decline(leasestore.MustParseMAC(macUnknown), netip.MustParseAddr("10.77.0.12"), now)
+	held := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger(), WithClock(func() time.Time { return now }))
+	held.Probation().Decline(leasestore.MustParseMAC(dhcp4test.MACUnknown), netip.MustParseAddr("10.77.0.12"), now)
 	return []struct {
 		prefix string
 		a      *Agent
 	}{
-		{"", newAgent(t, labPool(labAllocated()), quietLogger(), WithClock(func() time.Time { return now }))},
+		{"", newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger(), WithClock(func() time.Time { return now }))},
 		{"probation/", held},
 	}
 }
@@ -155,13 +157,13 @@ func testHandleAllocs(t *testing.T, prefix string, a *Agent, respondAtAllocs flo
 // 52's byte and the file and sname fields' strings. (A trimmed reply is a
 // pool to fix, not the steady state, but it must not cost ten.)
 func TestTrimmedReplyAllocs(t *testing.T) {
-	p := labPool(labAllocated())
+	p := labtest.Pool(dhcp4test.LabAllocated())
 	for i := range 100 {
 		p.Spec.DNS = append(p.Spec.DNS, netip.AddrFrom4([4]byte{10, 77, 1, byte(i)}).String())
 	}
 	a := newAgent(t, p, quietLogger())
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	req := discover(t, macA)
+	req := dhcp4test.Discover(t, dhcp4test.MACA)
 	req.Options[dhcpv4.OptionMaximumDHCPMessageSize.Code()] = []byte{2, 64} // 576
 	var s dhcp4.Scratch
 	resp, err := a.respondIn(&s, req, now)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -23,7 +25,7 @@ import (
 // options: enough name servers and search names, at times, that replies
 // are trimmed and overloaded.
 func drawPool(t *rapid.T) *poolsource.Pool {
-	p := labPool(labAllocated())
+	p := labtest.Pool(dhcp4test.LabAllocated())
 	p.Spec.DNS = nil
 	for i := range rapid.IntRange(0, 80).Draw(t, "name servers") {
 		p.Spec.DNS = append(p.Spec.DNS, fmt.Sprintf("10.77.1.%d", i))
@@ -42,16 +44,16 @@ func drawPool(t *rapid.T) *poolsource.Pool {
 // drawRequest is a client message of the kinds the agent answers or
 // refuses, with the fields and options its answer depends on drawn.
 func drawRequest(t *rapid.T) *dhcpv4.DHCPv4 {
-	mac := rapid.SampledFrom([]string{macA, macB, macUnknown}).Draw(t, "mac")
+	mac := rapid.SampledFrom([]string{dhcp4test.MACA, dhcp4test.MACB, dhcp4test.MACUnknown}).Draw(t, "mac")
 	typ := rapid.SampledFrom([]dhcpv4.MessageType{
 		dhcpv4.MessageTypeDiscover, dhcpv4.MessageTypeRequest, dhcpv4.MessageTypeRequest,
 		dhcpv4.MessageTypeInform, dhcpv4.MessageTypeRelease, dhcpv4.MessageTypeOffer, dhcpv4.MessageTypeNone,
 	}).Draw(t, "type")
-	m := msg(t, mac, typ)
+	m := dhcp4test.Message(t, mac, typ)
 	if typ == dhcpv4.MessageTypeNone {
 		delete(m.Options, dhcpv4.OptionDHCPMessageType.Code())
 	}
-	addrs := []netip.Addr{serverIP, addrA, addrB, addrA2, netip.MustParseAddr("192.168.1.7")}
+	addrs := []netip.Addr{dhcp4test.ServerIP, dhcp4test.AddrA, dhcp4test.AddrB, dhcp4test.AddrA2, netip.MustParseAddr("192.168.1.7")}
 	addrOption := func(code uint8, label string) {
 		switch rapid.IntRange(0, 3).Draw(t, label) {
 		case 1, 2:
@@ -63,7 +65,7 @@ func drawRequest(t *rapid.T) *dhcpv4.DHCPv4 {
 	addrOption(dhcpv4.OptionServerIdentifier.Code(), "server id")
 	addrOption(dhcpv4.OptionRequestedIPAddress.Code(), "requested")
 	if rapid.Bool().Draw(t, "ciaddr set") {
-		m.ClientIPAddr = netIP(rapid.SampledFrom(addrs).Draw(t, "ciaddr"))
+		m.ClientIPAddr = dhcp4test.NetIP(rapid.SampledFrom(addrs).Draw(t, "ciaddr"))
 		if rapid.Bool().Draw(t, "ciaddr 16 bytes") {
 			m.ClientIPAddr = m.ClientIPAddr.To16()
 		}
@@ -120,7 +122,7 @@ func TestReplyInScratchMatchesReplyTo(t *testing.T) {
 			t.Fatal(err)
 		}
 		if rapid.Bool().Draw(t, "addrA on probation") {
-			a.Probation().Decline(leasestore.MustParseMAC(macA), addrA, now)
+			a.Probation().Decline(leasestore.MustParseMAC(dhcp4test.MACA), dhcp4test.AddrA, now)
 		}
 		table := a.TableAt(now)
 		var s dhcp4.Scratch

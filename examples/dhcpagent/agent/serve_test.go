@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 )
 
 // TestServeSkipsMalformed sends Serve a datagram that is not a DHCPv4
@@ -20,7 +21,7 @@ func TestServeSkipsMalformed(t *testing.T) {
 			if _, err := c.conn.WriteToUDP([]byte("not dhcp"), c.server); err != nil {
 				t.Fatal(err)
 			}
-			resp := c.exchange(discover(t, "52:54:00:00:00:01"))
+			resp := c.exchange(dhcp4test.Discover(t, "52:54:00:00:00:01"))
 			if resp == nil {
 				t.Fatal("no OFFER after a malformed datagram")
 			}

@@ -16,6 +16,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 )
 
 // handleMix sends one of each kind of traffic through a's handler: an
@@ -25,13 +28,13 @@ func handleMix(t *testing.T, a *Agent) {
 	conn := &recordingConn{}
 	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 	for _, m := range []*dhcpv4.DHCPv4{
-		discover(t, macA),
-		selecting(t, macA, serverIP, addrA),
-		renewing(t, macA, addrA2),
-		msg(t, macUnknown, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(netIP(addrA2))),
-		discover(t, macUnknown),
-		decline(t, macA, addrA), // right after the ACK that bound it
-		msg(t, macA, dhcpv4.MessageTypeRelease, dhcpv4.WithClientIP(netIP(addrA))),
+		dhcp4test.Discover(t, dhcp4test.MACA),
+		dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA),
+		dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA2),
+		dhcp4test.Message(t, dhcp4test.MACUnknown, dhcpv4.MessageTypeInform, dhcpv4.WithClientIP(dhcp4test.NetIP(dhcp4test.AddrA2))),
+		dhcp4test.Discover(t, dhcp4test.MACUnknown),
+		dhcp4test.Decline(t, dhcp4test.MACA, dhcp4test.AddrA), // right after the ACK that bound it
+		dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeRelease, dhcpv4.WithClientIP(dhcp4test.NetIP(dhcp4test.AddrA))),
 	} {
 		a.Handle(conn, peer, m)
 	}
@@ -39,7 +42,7 @@ func handleMix(t *testing.T, a *Agent) {
 
 func TestCollector(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p := labPool(labAllocated())
+	p := labtest.Pool(dhcp4test.LabAllocated())
 	p.Metadata.ResourceVersion = "42"
 	a := newAgent(t, p, quietLogger(), WithClock(func() time.Time { return now }))
 	handleMix(t, a)
@@ -94,8 +97,8 @@ dhcpagent_table_loads_total 1
 // the last, so together they count everything once, and each names the
 // table being served.
 func TestSummarize(t *testing.T) {
-	logs := &logBuffer{}
-	p := labPool(labAllocated())
+	logs := &logtest.Buffer{}
+	p := labtest.Pool(dhcp4test.LabAllocated())
 	p.Metadata.ResourceVersion = "42"
 	a := newAgent(t, p, newLevel0Logger(logs))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -150,12 +153,12 @@ func TestNewSlog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var out logBuffer
+			var out logtest.Buffer
 			a := New(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: tt.level})))
-			if _, err := a.Apply(labPool(labAllocated())); err != nil {
+			if _, err := a.Apply(labtest.Pool(dhcp4test.LabAllocated())); err != nil {
 				t.Fatal(err)
 			}
-			a.Handle(&recordingConn{}, &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}, discover(t, macA))
+			a.Handle(&recordingConn{}, &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}, dhcp4test.Discover(t, dhcp4test.MACA))
 			log := out.String()
 			if !strings.Contains(log, `level=INFO msg="table swapped" pool=default/lab`) {
 				t.Errorf("no table swap at INFO:\n%s", log)

@@ -9,16 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
-
-// bigPool is the lab pool with n name servers and m search domains (see
-// dhcp4test.Enlarge).
-func bigPool(allocated map[string]string, n, m int) *poolsource.Pool {
-	p := labPool(allocated)
-	dhcp4test.Enlarge(&p.Spec.IPPoolSpec, n, m)
-	return p
-}
 
 // recorder is a logr.LogSink that keeps every line, for tests that count
 // log lines. Its level is "ERROR" for errors, else "INFO" at V(0) and
@@ -104,22 +97,22 @@ func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 		wg.Wait()
 	}
 	const trimmed, counted = "reply trimmed to fit the client", "replies trimmed under the replaced table"
-	small, large := discover(t, macA), msg(t, macB, dhcpv4.MessageTypeDiscover, withMaxSize(1500))
-	bigRelay := withRawOption(t, msg(t, macA, dhcpv4.MessageTypeDiscover, withMaxSize(1500)), 82, relayInfo(10_000))
+	small, large := dhcp4test.Discover(t, dhcp4test.MACA), dhcp4test.Message(t, dhcp4test.MACB, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(1500))
+	bigRelay := dhcp4test.WithRawOption(t, dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(1500)), 82, dhcp4test.RelayInfo(10_000))
 
-	load(labPool(labAllocated()), "1")
+	load(labtest.Pool(dhcp4test.LabAllocated()), "1")
 	burst(25, small, large)
 	if got := rec.linesOf(trimmed); len(got) != 0 {
 		t.Fatalf("the lab pool fits every client, yet: %v", got)
 	}
 
-	load(bigPool(labAllocated(), 300, 200), "2")
+	load(labtest.BigPool(dhcp4test.LabAllocated(), 300, 200), "2")
 	if _, err := a.Respond(small); err != nil { // first, so that the report names all four
 		t.Fatal(err)
 	}
 	burst(25, small, large)
 	want := []map[string]string{{
-		"level": "INFO", "pool": "default/lab", "resourceVersion": "2", "mac": macA, "limit": "548",
+		"level": "INFO", "pool": "default/lab", "resourceVersion": "2", "mac": dhcp4test.MACA, "limit": "548",
 		"cut": "6 dns 111/300; 15 domain name dropped; 42 ntp dropped; 119 domain search 0/200",
 	}}
 	got := rec.linesOf(trimmed)
@@ -131,7 +124,7 @@ func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 	burst(5, bigRelay)
 	got = rec.linesOf(trimmed)
 	wantRelay := map[string]string{
-		"level": "INFO", "pool": "default/lab", "resourceVersion": "2", "mac": macA, "limit": "1472",
+		"level": "INFO", "pool": "default/lab", "resourceVersion": "2", "mac": dhcp4test.MACA, "limit": "1472",
 		"cut": "82 relay agent info dropped",
 	}
 	if len(got) != len(want)+1 {
@@ -142,7 +135,7 @@ func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 	}
 
 	// A new version reports afresh, and the replaced one's replies are counted.
-	load(bigPool(labAllocated(), 300, 200), "3")
+	load(labtest.BigPool(dhcp4test.LabAllocated(), 300, 200), "3")
 	if diff := cmp.Diff([]map[string]string{{"level": "INFO", "pool": "default/lab", "resourceVersion": "2", "count": "221"}},
 		rec.linesOf(counted)); diff != "" {
 		t.Errorf("count of trimmed replies (-want +got):\n%s", diff)
@@ -150,7 +143,7 @@ func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 	burst(25, small) // concurrent from the start: still one report
 	got = rec.linesOf(trimmed)
 	want3 := map[string]string{
-		"level": "INFO", "pool": "default/lab", "resourceVersion": "3", "mac": macA, "limit": "548",
+		"level": "INFO", "pool": "default/lab", "resourceVersion": "3", "mac": dhcp4test.MACA, "limit": "548",
 		"cut": "6 dns 111/300; 15 domain name dropped; 42 ntp dropped; 119 domain search 0/200",
 	}
 	if len(got) != len(want)+2 {
@@ -165,8 +158,8 @@ func TestRespondReportsTrimOncePerPoolVersion(t *testing.T) {
 // issue's pool, 300 name servers and 200 search domains, to a client that
 // advertises no maximum message size, packed with and without overload.
 func BenchmarkReplyTrimmed(b *testing.B) {
-	a := newAgent(b, bigPool(labAllocated(), 300, 200), logr.Discard())
-	req := discover(b, macA)
+	a := newAgent(b, labtest.BigPool(dhcp4test.LabAllocated(), 300, 200), logr.Discard())
+	req := dhcp4test.Discover(b, dhcp4test.MACA)
 	b.ReportAllocs()
 	for b.Loop() {
 		resp, err := a.Respond(req)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -36,7 +38,7 @@ func fuzzName(n, i int) string {
 
 func (c fitCase) build(t testing.TB) (*dhcpv4.DHCPv4, *leasestore.Store) {
 	t.Helper()
-	opts := leasestore.Options{ServerIP: serverIP, LeaseTime: time.Duration(c.leaseSecs) * time.Second}
+	opts := leasestore.Options{ServerIP: dhcp4test.ServerIP, LeaseTime: time.Duration(c.leaseSecs) * time.Second}
 	if c.router {
 		opts.Router = netip.MustParseAddr("10.77.0.1")
 	}
@@ -52,8 +54,8 @@ func (c fitCase) build(t testing.TB) (*dhcpv4.DHCPv4, *leasestore.Store) {
 	for i := range c.search {
 		opts.DomainSearch = append(opts.DomainSearch, fuzzName(c.nameLen, i))
 	}
-	spec := ipam.Spec{Prefix: netip.MustParsePrefix("10.77.0.0/24"), Reserved: []netip.Addr{serverIP}}
-	snap, problems := ipam.ParseAllocated(spec, labAllocated())
+	spec := ipam.Spec{Prefix: netip.MustParsePrefix("10.77.0.0/24"), Reserved: []netip.Addr{dhcp4test.ServerIP}}
+	snap, problems := ipam.ParseAllocated(spec, dhcp4test.LabAllocated())
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -61,7 +63,7 @@ func (c fitCase) build(t testing.TB) (*dhcpv4.DHCPv4, *leasestore.Store) {
 
 	var mods []dhcpv4.Modifier
 	if c.maxSize > 0 {
-		mods = append(mods, withMaxSize(c.maxSize))
+		mods = append(mods, dhcp4test.WithMaxSize(c.maxSize))
 	}
 	if c.clientLen > 0 {
 		mods = append(mods, dhcpv4.WithGeneric(dhcpv4.OptionClientIdentifier, bytes.Repeat([]byte{1}, c.clientLen)))
@@ -69,14 +71,14 @@ func (c fitCase) build(t testing.TB) (*dhcpv4.DHCPv4, *leasestore.Store) {
 	var req *dhcpv4.DHCPv4
 	switch c.kind % 3 {
 	case 0:
-		req = msg(t, macA, dhcpv4.MessageTypeDiscover, mods...)
+		req = dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, mods...)
 	case 1:
-		req = msg(t, macA, dhcpv4.MessageTypeRequest, append(mods, dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(netIP(addrA))))...)
+		req = dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeRequest, append(mods, dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(dhcp4test.NetIP(dhcp4test.AddrA))))...)
 	case 2:
-		req = msg(t, macA, dhcpv4.MessageTypeRequest, append(mods, dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(netIP(addrB))))...)
+		req = dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeRequest, append(mods, dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(dhcp4test.NetIP(dhcp4test.AddrB))))...)
 	}
 	if c.relayLen > 0 {
-		req = withRawOption(t, req, 82, relayInfo(c.relayLen)[:c.relayLen])
+		req = dhcp4test.WithRawOption(t, req, 82, dhcp4test.RelayInfo(c.relayLen)[:c.relayLen])
 	}
 	return req, store
 }
@@ -137,7 +139,7 @@ func FuzzReplyFits(f *testing.F) {
 		if len(wire) > limit {
 			t.Fatalf("reply of %d bytes, limit %d (%s)", len(wire), limit, trim)
 		}
-		opts, _, err := clientOptions(wire)
+		opts, _, err := dhcp4test.ClientOptions(wire)
 		if err != nil {
 			t.Fatalf("reply does not parse as a client parses it: %v", err)
 		}
@@ -165,14 +167,14 @@ func FuzzReplyFits(f *testing.F) {
 // mandatory options where a client reads them.
 func FuzzReplyFitsAnyRequest(f *testing.F) {
 	for _, m := range []*dhcpv4.DHCPv4{
-		discover(f, macA), msg(f, macA, dhcpv4.MessageTypeDiscover, withMaxSize(1500)),
-		selecting(f, macA, serverIP, addrA), selecting(f, macA, serverIP, addrB), renewing(f, macA, addrA),
-		withRawOption(f, discover(f, macA), 82, relayInfo(10_000)),
-		withRawOption(f, msg(f, macA, dhcpv4.MessageTypeDiscover, withMaxSize(9000)), 61, bytes.Repeat([]byte{1}, 700)),
+		dhcp4test.Discover(f, dhcp4test.MACA), dhcp4test.Message(f, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(1500)),
+		dhcp4test.Selecting(f, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA), dhcp4test.Selecting(f, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrB), dhcp4test.Renewing(f, dhcp4test.MACA, dhcp4test.AddrA),
+		dhcp4test.WithRawOption(f, dhcp4test.Discover(f, dhcp4test.MACA), 82, dhcp4test.RelayInfo(10_000)),
+		dhcp4test.WithRawOption(f, dhcp4test.Message(f, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(9000)), 61, bytes.Repeat([]byte{1}, 700)),
 	} {
 		f.Add(m.ToBytes())
 	}
-	store := storeOf(f, bigPool(labAllocated(), 300, 200))
+	store := storeOf(f, labtest.BigPool(dhcp4test.LabAllocated(), 300, 200))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		req, err := dhcpv4.FromBytes(b)
 		if err != nil {
@@ -186,7 +188,7 @@ func FuzzReplyFitsAnyRequest(f *testing.F) {
 		if limit := ReplyLimit(req); len(wire) > limit || trim.Limit != limit {
 			t.Fatalf("reply of %d bytes, limit %d, Trim.Limit %d", len(wire), limit, trim.Limit)
 		}
-		opts, _, err := clientOptions(wire)
+		opts, _, err := dhcp4test.ClientOptions(wire)
 		if err != nil {
 			t.Fatalf("reply does not parse as a client parses it: %v", err)
 		}

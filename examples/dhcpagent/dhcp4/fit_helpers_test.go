@@ -9,20 +9,12 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
-// The helpers of the fit tests: the pools that do not fit, and a reply as
-// a client that honours option overload reads it.
-
-// bigPool is the lab pool with n name servers and m search domains (see
-// dhcp4test.Enlarge).
-func bigPool(allocated map[string]string, n, m int) *poolsource.Pool {
-	p := labPool(allocated)
-	dhcp4test.Enlarge(&p.Spec.IPPoolSpec, n, m)
-	return p
-}
+// The helpers of the fit tests (the pools that do not fit are
+// labtest.BigPool): a reply as a client that honours option overload
+// reads it.
 
 // udpIPv4Overhead is what the IPv4 datagram (20-byte header) and the UDP
 // header (8) add to a DHCP message; the client's option 57 and the
@@ -32,14 +24,14 @@ const udpIPv4Overhead = 28
 // clientView is what a client that honours option overload reads from a
 // reply: the view of the header, and every option decoded (see
 // decodeOption), wherever it was carried.
-func clientView(t testing.TB, m *dhcpv4.DHCPv4) view {
+func clientView(t testing.TB, m *dhcpv4.DHCPv4) dhcp4test.View {
 	t.Helper()
 	wire := m.ToBytes()
-	opts, _, err := clientOptions(wire)
+	opts, _, err := dhcp4test.ClientOptions(wire)
 	if err != nil {
 		t.Fatalf("reply does not parse as a client parses it: %v", err)
 	}
-	v := viewOf(t, &dhcpv4.DHCPv4{
+	v := dhcp4test.ViewOf(t, &dhcpv4.DHCPv4{
 		OpCode: m.OpCode, HWType: m.HWType, TransactionID: m.TransactionID, Flags: m.Flags,
 		ClientIPAddr: m.ClientIPAddr, YourIPAddr: m.YourIPAddr, ServerIPAddr: m.ServerIPAddr,
 		GatewayIPAddr: m.GatewayIPAddr, ClientHWAddr: m.ClientHWAddr, Options: dhcpv4.Options{},
@@ -54,7 +46,7 @@ func clientView(t testing.TB, m *dhcpv4.DHCPv4) view {
 // mandatory are the options every OFFER and ACK of the lab pool keeps,
 // whatever the limit.
 func mandatory(typ string) map[string]string {
-	o := labOptions(typ)
+	o := dhcp4test.LabOptions(typ)
 	for _, k := range []string{"6 dns", "15 domain name", "42 ntp", "119 domain search"} {
 		delete(o, k)
 	}
@@ -63,7 +55,7 @@ func mandatory(typ string) map[string]string {
 
 // mustFit fails t unless the reply's wire form fits in limit bytes once
 // the IPv4 and UDP headers are added, and carries the mandatory options.
-func mustFit(t *testing.T, resp *dhcpv4.DHCPv4, limit int, typ string) view {
+func mustFit(t *testing.T, resp *dhcpv4.DHCPv4, limit int, typ string) dhcp4test.View {
 	t.Helper()
 	if got := len(resp.ToBytes()) + udpIPv4Overhead; got > limit {
 		t.Fatalf("%s is a %d-byte datagram, the client accepts %d", typ, got, limit)
@@ -96,7 +88,7 @@ func checkAgainstLease(t testing.TB, req *dhcpv4.DHCPv4, store *leasestore.Store
 		if asked == nil {
 			asked = req.ClientIPAddr
 		}
-		full[53], full[54] = []byte{byte(typ)}, serverIP.AsSlice()
+		full[53], full[54] = []byte{byte(typ)}, dhcp4test.ServerIP.AsSlice()
 		full[56] = fmt.Appendf(nil, "%s is not leased to %s", asked, req.ClientHWAddr)
 	} else {
 		for _, o := range LeaseOptions(lease) {

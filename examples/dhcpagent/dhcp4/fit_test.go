@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -18,20 +20,20 @@ import (
 // option a 15 KB reply.
 
 func TestReplyFitsClientMaxMessageSize(t *testing.T) {
-	store := storeOf(t, bigPool(labAllocated(), 300, 200))
+	store := storeOf(t, labtest.BigPool(dhcp4test.LabAllocated(), 300, 200))
 	tests := []struct {
 		name  string
 		req   *dhcpv4.DHCPv4
 		limit int
 		typ   string
 	}{
-		{name: "no option 57: 576", req: discover(t, macA), limit: 576, typ: "OFFER"},
-		{name: "option 57 below the minimum reads as 576", req: msg(t, macA, dhcpv4.MessageTypeDiscover, withMaxSize(300)), limit: 576, typ: "OFFER"},
-		{name: "option 57 of 576", req: msg(t, macA, dhcpv4.MessageTypeDiscover, withMaxSize(576)), limit: 576, typ: "OFFER"},
-		{name: "option 57 of 1500", req: msg(t, macA, dhcpv4.MessageTypeDiscover, withMaxSize(1500)), limit: 1500, typ: "OFFER"},
-		{name: "ACK, option 57 of 1500", req: msg(t, macA, dhcpv4.MessageTypeRequest, withMaxSize(1500),
-			dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(netIP(addrA)))), limit: 1500, typ: "ACK"},
-		{name: "ACK to a renewal, no option 57", req: renewing(t, macA, addrA), limit: 576, typ: "ACK"},
+		{name: "no option 57: 576", req: dhcp4test.Discover(t, dhcp4test.MACA), limit: 576, typ: "OFFER"},
+		{name: "option 57 below the minimum reads as 576", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(300)), limit: 576, typ: "OFFER"},
+		{name: "option 57 of 576", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(576)), limit: 576, typ: "OFFER"},
+		{name: "option 57 of 1500", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(1500)), limit: 1500, typ: "OFFER"},
+		{name: "ACK, option 57 of 1500", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeRequest, dhcp4test.WithMaxSize(1500),
+			dhcpv4.WithOption(dhcpv4.OptRequestedIPAddress(dhcp4test.NetIP(dhcp4test.AddrA)))), limit: 1500, typ: "ACK"},
+		{name: "ACK to a renewal, no option 57", req: dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA), limit: 576, typ: "ACK"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,7 +50,7 @@ func TestReplyFitsClientMaxMessageSize(t *testing.T) {
 }
 
 func TestReplyFitsWithHugeRelayAgentInformation(t *testing.T) {
-	store := storeOf(t, bigPool(labAllocated(), 300, 200))
+	store := storeOf(t, labtest.BigPool(dhcp4test.LabAllocated(), 300, 200))
 	relay := dhcpv4.WithGatewayIP(net.IPv4(10, 77, 0, 254))
 	tests := []struct {
 		name  string
@@ -56,9 +58,9 @@ func TestReplyFitsWithHugeRelayAgentInformation(t *testing.T) {
 		limit int
 		typ   string
 	}{
-		{name: "DISCOVER", req: withRawOption(t, msg(t, macA, dhcpv4.MessageTypeDiscover, relay), 82, relayInfo(10_000)), limit: 576, typ: "OFFER"},
-		{name: "DISCOVER, option 57 of 1500", req: withRawOption(t, msg(t, macA, dhcpv4.MessageTypeDiscover, relay, withMaxSize(1500)), 82, relayInfo(10_000)), limit: 1500, typ: "OFFER"},
-		{name: "REQUEST", req: withRawOption(t, selecting(t, macA, serverIP, addrA), 82, relayInfo(10_000)), limit: 576, typ: "ACK"},
+		{name: "DISCOVER", req: dhcp4test.WithRawOption(t, dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, relay), 82, dhcp4test.RelayInfo(10_000)), limit: 576, typ: "OFFER"},
+		{name: "DISCOVER, option 57 of 1500", req: dhcp4test.WithRawOption(t, dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, relay, dhcp4test.WithMaxSize(1500)), 82, dhcp4test.RelayInfo(10_000)), limit: 1500, typ: "OFFER"},
+		{name: "REQUEST", req: dhcp4test.WithRawOption(t, dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA), 82, dhcp4test.RelayInfo(10_000)), limit: 576, typ: "ACK"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,7 +72,7 @@ func TestReplyFitsWithHugeRelayAgentInformation(t *testing.T) {
 		})
 	}
 	t.Run("NAK", func(t *testing.T) {
-		req := withRawOption(t, selecting(t, macA, serverIP, addrB), 82, relayInfo(10_000))
+		req := dhcp4test.WithRawOption(t, dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrB), 82, dhcp4test.RelayInfo(10_000))
 		resp, err := Reply(req, store)
 		if err != nil {
 			t.Fatalf("Reply: %v", err)
@@ -78,7 +80,7 @@ func TestReplyFitsWithHugeRelayAgentInformation(t *testing.T) {
 		if got := len(resp.ToBytes()) + udpIPv4Overhead; got > 576 {
 			t.Fatalf("NAK is a %d-byte datagram, the client accepts 576", got)
 		}
-		want := nakView(macA, "10.77.0.11 is not leased to 52:54:00:aa:00:01")
+		want := dhcp4test.NakView(dhcp4test.MACA, "10.77.0.11 is not leased to 52:54:00:aa:00:01")
 		if diff := cmp.Diff(want, clientView(t, resp)); diff != "" {
 			t.Errorf("NAK (-want +got):\n%s", diff)
 		}
@@ -91,13 +93,13 @@ func TestReplyLimit(t *testing.T) {
 		req  *dhcpv4.DHCPv4
 		want int
 	}{
-		{name: "no option 57", req: discover(t, macA), want: 548},
-		{name: "576", req: msg(t, macA, dhcpv4.MessageTypeDiscover, withMaxSize(576)), want: 548},
-		{name: "below the minimum", req: msg(t, macA, dhcpv4.MessageTypeDiscover, withMaxSize(575)), want: 548},
-		{name: "zero", req: msg(t, macA, dhcpv4.MessageTypeDiscover, withMaxSize(0)), want: 548},
-		{name: "1500", req: msg(t, macA, dhcpv4.MessageTypeDiscover, withMaxSize(1500)), want: 1472},
-		{name: "largest", req: msg(t, macA, dhcpv4.MessageTypeDiscover, withMaxSize(65535)), want: 65507},
-		{name: "3 bytes long: malformed, absent", req: msg(t, macA, dhcpv4.MessageTypeDiscover,
+		{name: "no option 57", req: dhcp4test.Discover(t, dhcp4test.MACA), want: 548},
+		{name: "576", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(576)), want: 548},
+		{name: "below the minimum", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(575)), want: 548},
+		{name: "zero", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(0)), want: 548},
+		{name: "1500", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(1500)), want: 1472},
+		{name: "largest", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(65535)), want: 65507},
+		{name: "3 bytes long: malformed, absent", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover,
 			dhcpv4.WithGeneric(dhcpv4.OptionMaximumDHCPMessageSize, []byte{5, 220, 0})), want: 548},
 		{name: "no request", req: nil, want: 548},
 	}
@@ -120,11 +122,11 @@ func TestReplyLimit(t *testing.T) {
 // get 65 there (260 bytes, two instances: 264), 31 in the file field (126)
 // and 15 in sname (62): 111.
 func TestReplyKeepsByPriority(t *testing.T) {
-	lab := storeOf(t, labPool(labAllocated()))
-	big := storeOf(t, bigPool(labAllocated(), 300, 200))
-	dns70 := storeOf(t, bigPool(labAllocated(), 70, 2))
+	lab := storeOf(t, labtest.Pool(dhcp4test.LabAllocated()))
+	big := storeOf(t, labtest.BigPool(dhcp4test.LabAllocated(), 300, 200))
+	dns70 := storeOf(t, labtest.BigPool(dhcp4test.LabAllocated(), 70, 2))
 	relay := func(n int) dhcpv4.Modifier {
-		return dhcpv4.WithGeneric(dhcpv4.OptionRelayAgentInformation, relayInfo(n)[:n])
+		return dhcpv4.WithGeneric(dhcpv4.OptionRelayAgentInformation, dhcp4test.RelayInfo(n)[:n])
 	}
 	clientID := func(n int) dhcpv4.Modifier {
 		return dhcpv4.WithGeneric(dhcpv4.OptionClientIdentifier, bytes.Repeat([]byte{7}, n))
@@ -136,46 +138,46 @@ func TestReplyKeepsByPriority(t *testing.T) {
 		want     []Cut
 		overload byte // the option overload value the reply carries
 	}{
-		{name: "lab pool: everything fits", store: lab, req: discover(t, macA)},
+		{name: "lab pool: everything fits", store: lab, req: dhcp4test.Discover(t, dhcp4test.MACA)},
 		{
 			name:  "300 name servers and 200 search domains at 576: name servers over all three fields",
-			store: big, req: discover(t, macA), overload: 3,
+			store: big, req: dhcp4test.Discover(t, dhcp4test.MACA), overload: 3,
 			want: []Cut{{6, 111, 300}, {15, 0, 1}, {42, 0, 1}, {119, 0, 200}},
 		},
 		{
 			name:  "the same at 1500: all name servers, some search domains",
-			store: big, req: msg(t, macA, dhcpv4.MessageTypeDiscover, withMaxSize(1500)), overload: 3,
+			store: big, req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(1500)), overload: 3,
 			want: []Cut{{119, 2, 200}},
 		},
-		{name: "70 name servers and 2 search domains at 576: all of it, with overload", store: dns70, req: discover(t, macA), overload: 3},
+		{name: "70 name servers and 2 search domains at 576: all of it, with overload", store: dns70, req: dhcp4test.Discover(t, dhcp4test.MACA), overload: 3},
 		{
 			name:  "a smaller option further down fits where a larger one did not",
-			store: big, req: msg(t, macA, dhcpv4.MessageTypeDiscover, relay(300), clientID(20)), overload: 3,
+			store: big, req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, relay(300), clientID(20)), overload: 3,
 			want: []Cut{{82, 0, 1}, {6, 106, 300}, {15, 0, 1}, {42, 0, 1}, {119, 0, 200}},
 		},
 		{
 			name:  "relay agent information kept before name servers",
-			store: big, req: msg(t, macA, dhcpv4.MessageTypeDiscover, relay(200)), overload: 3,
+			store: big, req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, relay(200)), overload: 3,
 			want: []Cut{{6, 61, 300}, {15, 0, 1}, {42, 0, 1}, {119, 0, 200}},
 		},
 		{
 			name:  "relay agent information too large: dropped whole, the rest as without it",
-			store: big, req: withRawOption(t, discover(t, macA), 82, relayInfo(10_000)), overload: 3,
+			store: big, req: dhcp4test.WithRawOption(t, dhcp4test.Discover(t, dhcp4test.MACA), 82, dhcp4test.RelayInfo(10_000)), overload: 3,
 			want: []Cut{{82, 0, 1}, {6, 111, 300}, {15, 0, 1}, {42, 0, 1}, {119, 0, 200}},
 		},
 		{
 			name:  "client identifier after relay agent information",
-			store: big, req: msg(t, macA, dhcpv4.MessageTypeDiscover, relay(200), clientID(80)), overload: 3,
+			store: big, req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, relay(200), clientID(80)), overload: 3,
 			want: []Cut{{61, 0, 1}, {6, 61, 300}, {15, 0, 1}, {42, 0, 1}, {119, 0, 200}},
 		},
 		{
 			name:  "client identifier kept before name servers",
-			store: big, req: msg(t, macA, dhcpv4.MessageTypeDiscover, clientID(80)), overload: 3,
+			store: big, req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, clientID(80)), overload: 3,
 			want: []Cut{{6, 91, 300}, {15, 0, 1}, {42, 0, 1}, {119, 0, 200}},
 		},
 		{
 			name:  "NAK: relay agent information dropped, message kept",
-			store: big, req: withRawOption(t, selecting(t, macA, serverIP, addrB), 82, relayInfo(10_000)),
+			store: big, req: dhcp4test.WithRawOption(t, dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrB), 82, dhcp4test.RelayInfo(10_000)),
 			want: []Cut{{82, 0, 1}},
 		},
 	}
@@ -188,7 +190,7 @@ func TestReplyKeepsByPriority(t *testing.T) {
 			if diff := cmp.Diff(Trim{Limit: ReplyLimit(tt.req), Cuts: tt.want}, trim); diff != "" {
 				t.Errorf("Trim (-want +got):\n%s", diff)
 			}
-			opts, overload, err := clientOptions(resp.ToBytes())
+			opts, overload, err := dhcp4test.ClientOptions(resp.ToBytes())
 			if err != nil {
 				t.Fatalf("reply does not parse as a client parses it: %v", err)
 			}
@@ -206,13 +208,13 @@ func TestReplyKeepsByPriority(t *testing.T) {
 // TestReplyUsesClientMaxMessageSize: a client that advertises 1500 bytes
 // gets more of the pool's options than one that advertises nothing.
 func TestReplyUsesClientMaxMessageSize(t *testing.T) {
-	store := storeOf(t, bigPool(labAllocated(), 300, 200))
+	store := storeOf(t, labtest.BigPool(dhcp4test.LabAllocated(), 300, 200))
 	kept := func(req *dhcpv4.DHCPv4) (options, entries int) {
 		resp, err := Reply(req, store)
 		if err != nil {
 			t.Fatalf("Reply: %v", err)
 		}
-		opts, _, err := clientOptions(resp.ToBytes())
+		opts, _, err := dhcp4test.ClientOptions(resp.ToBytes())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -233,8 +235,8 @@ func TestReplyUsesClientMaxMessageSize(t *testing.T) {
 		}
 		return options, entries
 	}
-	small, smallEntries := kept(discover(t, macA))
-	large, largeEntries := kept(msg(t, macA, dhcpv4.MessageTypeDiscover, withMaxSize(1500)))
+	small, smallEntries := kept(dhcp4test.Discover(t, dhcp4test.MACA))
+	large, largeEntries := kept(dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(1500)))
 	if large <= small || largeEntries <= smallEntries {
 		t.Errorf("at 1500 bytes: %d options, %d entries; at 576: %d options, %d entries: want more at 1500",
 			large, largeEntries, small, smallEntries)

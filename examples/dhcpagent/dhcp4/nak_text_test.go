@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 	"pgregory.net/rapid"
 )
@@ -34,9 +35,9 @@ func TestNAKTextMatchesSprintf(t *testing.T) {
 // maximum message size and address options read what the dhcp library's
 // do, whose errors and copies they avoid.
 func FuzzOptionReaders(f *testing.F) {
-	f.Add(discover(f, macA).ToBytes())
-	f.Add(selecting(f, macA, serverIP, addrA).ToBytes())
-	sized := discover(f, macB)
+	f.Add(dhcp4test.Discover(f, dhcp4test.MACA).ToBytes())
+	f.Add(dhcp4test.Selecting(f, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrA).ToBytes())
+	sized := dhcp4test.Discover(f, dhcp4test.MACB)
 	sized.Options[dhcpv4.OptionMaximumDHCPMessageSize.Code()] = []byte{5, 220}
 	sized.Options[dhcpv4.OptionServerIdentifier.Code()] = []byte{10, 77, 0}
 	f.Add(sized.ToBytes())

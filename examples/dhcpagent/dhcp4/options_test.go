@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
@@ -84,12 +85,12 @@ func TestReplyOptions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := &poolsource.Pool{Spec: poolsource.PoolSpec{IPPoolSpec: v1alpha1.IPPoolSpec{CIDR: "10.77.0.0/24", ServerIP: "10.77.0.2"}}}
 			tt.spec(&p.Spec)
-			p.Status.Allocated = map[string]string{"10.77.0.10": macA} // usable in the /30 too
-			got, err := Reply(discover(t, macA), storeOf(t, p))
+			p.Status.Allocated = map[string]string{"10.77.0.10": dhcp4test.MACA} // usable in the /30 too
+			got, err := Reply(dhcp4test.Discover(t, dhcp4test.MACA), storeOf(t, p))
 			if err != nil {
 				t.Fatalf("Reply: %v", err)
 			}
-			if diff := cmp.Diff(tt.want, viewOf(t, got).Options); diff != "" {
+			if diff := cmp.Diff(tt.want, dhcp4test.ViewOf(t, got).Options); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})
@@ -98,7 +99,7 @@ func TestReplyOptions(t *testing.T) {
 
 func TestReplyIPv6Lease(t *testing.T) {
 	prefix := netip.MustParsePrefix("2001:db8::/64")
-	snap, problems := ipam.ParseAllocated(ipam.Spec{Prefix: prefix}, map[string]string{"2001:db8::10": macA})
+	snap, problems := ipam.ParseAllocated(ipam.Spec{Prefix: prefix}, map[string]string{"2001:db8::10": dhcp4test.MACA})
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -106,7 +107,7 @@ func TestReplyIPv6Lease(t *testing.T) {
 	if len(bproblems) > 0 {
 		t.Fatal(bproblems)
 	}
-	if got, err := Reply(discover(t, macA), store); !errors.Is(err, ErrNotIPv4) || got != nil {
+	if got, err := Reply(dhcp4test.Discover(t, dhcp4test.MACA), store); !errors.Is(err, ErrNotIPv4) || got != nil {
 		t.Fatalf("Reply = %v, %v; want nil, ErrNotIPv4", got, err)
 	}
 }

@@ -1,13 +1,9 @@
 package poolsource
 
 import (
-	"encoding/json"
 	"io"
 	"net/netip"
-	"os"
-	"strings"
 	"sync"
-	"testing"
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2/textlogger"
@@ -74,41 +70,6 @@ func (s *server) lookup(mac string) (lease, bool) {
 		}
 	}
 	return lease{}, false
-}
-
-// writePoolFile replaces the file at path with p, atomically, as Watch asks
-// of writers.
-func writePoolFile(t testing.TB, path string, p *Pool) {
-	t.Helper()
-	data, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// logBuffer collects log output from concurrent goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // newTestLogger logs everything to w in the command's format.

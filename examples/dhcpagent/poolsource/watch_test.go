@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/pooltest"
 )
 
 // TestPoll walks the pool file through its life with explicit polls: an
@@ -22,7 +24,7 @@ import (
 func TestPoll(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pool.json")
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	srv := &server{log: newTestLogger(logs)}
 	f := NewFile(path, srv.apply, srv.log)
 
@@ -30,7 +32,7 @@ func TestPoll(t *testing.T) {
 	write := func(p *Pool, raw string) {
 		t.Helper()
 		if p != nil {
-			writePoolFile(t, path, p)
+			pooltest.WriteFile(t, path, p)
 		} else if err := os.WriteFile(path, []byte(raw), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -94,17 +96,12 @@ func TestPoll(t *testing.T) {
 // few intervals, and cancelling the context stops it.
 func TestWatch(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pool.json")
-	writePoolFile(t, path, labPool(labAllocated()))
-	srv := &server{log: logr.Discard()}
-	f := NewFile(path, srv.apply, srv.log)
-	if err := f.Load(); err != nil {
-		t.Fatal(err)
-	}
+	srv, f := loadedLabFile(t, path)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.Watch(ctx, 5*time.Millisecond) }()
 
-	writePoolFile(t, path, labPool(movedAllocated()))
+	pooltest.WriteFile(t, path, labPool(movedAllocated()))
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if l, ok := srv.lookup(macA); ok && l.Addr == addrA2 {
@@ -127,12 +124,7 @@ func TestWatch(t *testing.T) {
 // recently is hashed again.
 func TestPollRacy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pool.json")
-	writePoolFile(t, path, labPool(labAllocated()))
-	srv := &server{log: logr.Discard()}
-	f := NewFile(path, srv.apply, srv.log)
-	if err := f.Load(); err != nil {
-		t.Fatal(err)
-	}
+	srv, f := loadedLabFile(t, path)
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -158,22 +150,30 @@ func TestPollRacy(t *testing.T) {
 	}
 }
 
+// loadedLabFile writes the lab pool with labAllocated to path and returns
+// a File of it, loaded, serving a server that logs nothing.
+func loadedLabFile(t *testing.T, path string) (*server, *File) {
+	t.Helper()
+	pooltest.WriteFile(t, path, labPool(labAllocated()))
+	srv := &server{log: logr.Discard()}
+	f := NewFile(path, srv.apply, srv.log)
+	if err := f.Load(); err != nil {
+		t.Fatal(err)
+	}
+	return srv, f
+}
+
 // errorLine matches the start of an error line of klog's text format.
 var errorLine = regexp.MustCompile(`(?m)^E\d{4} `)
 
 // TestWatchNotify checks that Watch loads a change as soon as it is
 // written, with the fallback check an hour away: by inotify on the
 // directory, for a new file renamed over the pool file (as editors and
-// writePoolFile do) and for a write in place.
+// pooltest.WriteFile do) and for a write in place.
 func TestWatchNotify(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pool.json")
-	writePoolFile(t, path, labPool(labAllocated()))
-	srv := &server{log: logr.Discard()}
-	f := NewFile(path, srv.apply, srv.log)
-	if err := f.Load(); err != nil {
-		t.Fatal(err)
-	}
+	srv, f := loadedLabFile(t, path)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.Watch(ctx, time.Hour) }()
@@ -198,7 +198,7 @@ func TestWatchNotify(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "other"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	writePoolFile(t, path, labPool(movedAllocated()))
+	pooltest.WriteFile(t, path, labPool(movedAllocated()))
 	waitFor("renamed over", addrA2)
 
 	data, err := json.Marshal(labPool(labAllocated()))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 )
 
 // startKea6 runs kea-dhcp6 in the pair's server namespace with a
@@ -33,7 +34,7 @@ func startKea6(t *testing.T, p *Pair, duid string) {
 	if err := os.WriteFile(filepath.Join(dir, "kea.json"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := &syncBuffer{}
+	out := &logtest.Buffer{}
 	cmd := exec.Command("ip", "netns", "exec", p.ServerNS, "env", "KEA_PIDFILE_DIR="+dir, "KEA_LOCKFILE_DIR="+dir,
 		"kea-dhcp6", "-c", filepath.Join(dir, "kea.json"))
 	cmd.Stdout, cmd.Stderr = out, out

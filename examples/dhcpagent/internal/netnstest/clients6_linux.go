@@ -11,10 +11,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 )
 
 // Client6Kind names a real DHCPv6 client program.
@@ -73,7 +74,7 @@ type Client6 struct {
 	dir  string
 	cfg  Client6Config
 	cmd  *exec.Cmd
-	out  *syncBuffer
+	out  *logtest.Buffer
 	done chan error
 }
 
@@ -82,7 +83,7 @@ type Client6 struct {
 func StartClient6(t testing.TB, kind Client6Kind, p *Pair, cfg Client6Config) *Client6 {
 	t.Helper()
 	RequireTool(t, string(kind), kind.Package())
-	c := &Client6{t: t, kind: kind, p: p, dir: t.TempDir(), cfg: cfg, out: &syncBuffer{}, done: make(chan error, 1)}
+	c := &Client6{t: t, kind: kind, p: p, dir: t.TempDir(), cfg: cfg, out: &logtest.Buffer{}, done: make(chan error, 1)}
 	script := filepath.Join(c.dir, "script")
 	// One file per call, named by the time, so that events sort in order.
 	body := fmt.Sprintf("#!/bin/sh\n{ echo \"ARG=$1\"; env; } > %[1]q/ev.tmp.$$ && mv %[1]q/ev.tmp.$$ %[1]q/ev.$(date +%%s%%N).$$\n", c.dir)
@@ -363,23 +364,4 @@ func colonHex(b []byte) string {
 		s[i] = fmt.Sprintf("%02x", x)
 	}
 	return strings.Join(s, ":")
-}
-
-// syncBuffer is a bytes buffer safe for the process's writers and the
-// test's reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

@@ -1,9 +1,10 @@
-// Package netnstest builds the test hosts of the DHCPv6 netns tests: two
-// network namespaces joined by a veth pair, the server's end addressed,
-// the client's end up with only its link-local address, and duplicate
-// address detection off on both so that addresses are usable at once (a
-// real client's link-local would otherwise be "tentative" for a second
-// and its first SOLICIT fail). Only tests import it.
+// Package netnstest builds the test hosts of the agent's netns tests,
+// DHCPv4 and DHCPv6 alike: two network namespaces joined by a veth pair,
+// the server's end addressed, the client's end up with only its
+// link-local address, and duplicate address detection off on both so that
+// addresses are usable at once (a real DHCPv6 client's link-local would
+// otherwise be "tentative" for a second and its first SOLICIT fail). Only
+// tests import it.
 package netnstest
 
 import (
