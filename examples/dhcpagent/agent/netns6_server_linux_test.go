@@ -61,6 +61,29 @@ func TestNetns6Refused(t *testing.T) {
 	}
 }
 
+// TestNetns6InformDhcpcd: dhcpcd's INFORMATION-REQUEST (--inform6, no
+// IA_NA), from a MAC the pool holds and from one it does not, gets the
+// pool's name server and search list and no address.
+func TestNetns6InformDhcpcd(t *testing.T) {
+	for _, tt := range []struct{ name, mac string }{
+		{"leased MAC", "52:54:00:aa:00:01"},
+		{"unknown MAC", "52:54:00:aa:00:77"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := newLab6(t, tt.mac, map[string]string{"2001:db8:30::a": "52:54:00:aa:00:01"})
+			netnstest.LinkLocal(t, l.p.ClientNS, l.p.ClientIf)
+			c := netnstest.StartClient6(t, netnstest.Dhcpcd, l.p, netnstest.Client6Config{InfoOnly: true})
+			e := c.Wait("the information reply", 20*time.Second, func(e netnstest.Event6) bool { return e.DNS != "" })
+			if e.DNS != lab6DNS || e.Search != strings.Join(lab6Search, " ") || e.Addr.IsValid() {
+				t.Errorf("information-request answered %v, want DNS %s, search %v and no address", e, lab6DNS, lab6Search)
+			}
+			if got := l.p.Addrs(t); len(got) != 0 {
+				t.Errorf("the client's interface has %v after an information-request", got)
+			}
+		})
+	}
+}
+
 func hasLease6(a *Agent, mac string) bool {
 	for l := range a.Table6().All() {
 		if l.MAC.String() == mac {
