@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"syscall"
 
@@ -15,8 +14,8 @@ import (
 
 // listen6 opens the DHCPv6 sockets: the packet socket on -iface for the
 // multicasts, the unicast UDP socket on -listen6 for relays and replies,
-// each with the -rcvbuf receive buffer.
-func listen6(c *config, log logr.Logger) (*net.UDPConn, *packetsocket.Socket, error) {
+// with the -rcvbuf receive buffer.
+func listen6(c *config, log logr.Logger) (*udpsocket.Socket, *packetsocket.Socket, error) {
 	if c.iface == "" {
 		return nil, nil, errors.New("the pool has an IPv6 part, and DHCPv6 needs -iface: clients multicast to ff02::1:2 on a link, read with a packet socket")
 	}
@@ -44,11 +43,11 @@ func listen6(c *config, log logr.Logger) (*net.UDPConn, *packetsocket.Socket, er
 		mc.Close()
 		return nil, nil, err
 	}
+	// The packet socket's buffer is its receive ring (packetsocket's
+	// blockSize x blockCount); -rcvbuf sizes the UDP socket's.
 	if c.rcvbuf > 0 {
-		for name, s := range map[string]syscall.Conn{"packet": mc, "udp6": conn6} {
-			if granted, err := udpsocket.SetReceiveBuffer(s, c.rcvbuf); err != nil {
-				log.Error(err, "DHCPv6 socket receive buffer", "socket", name, "asked", c.rcvbuf, "granted", granted)
-			}
+		if granted, err := udpsocket.SetReceiveBuffer(conn6, c.rcvbuf); err != nil {
+			log.Error(err, "DHCPv6 socket receive buffer", "socket", "udp6", "asked", c.rcvbuf, "granted", granted)
 		}
 	}
 	return conn6, mc, nil

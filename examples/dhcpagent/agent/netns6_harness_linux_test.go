@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"net"
 	"net/netip"
 	"path/filepath"
 	"slices"
@@ -123,7 +122,7 @@ func newLab6With(t *testing.T, packet bool, clientMAC string, allocated6 map[str
 		t.Fatal(err)
 	}
 	var mc Multicast6
-	var conn6 *net.UDPConn
+	var conn6 *udpsocket.Socket
 	if err := netnstest.In(l.p.ServerNS, func() (err error) {
 		if !packet {
 			conn6, err = udpsocket.ListenIPv6Group(l.p.ServerIf, netip.MustParseAddrPort("[::]:547"))

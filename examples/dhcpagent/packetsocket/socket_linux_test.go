@@ -31,7 +31,8 @@ func TestSocket(t *testing.T) {
 	netnstest.LinkLocal(t, p.ServerNS, p.ServerIf)
 
 	var ps *packetsocket.Socket
-	var udp, member *net.UDPConn
+	var udp *udpsocket.Socket
+	var member *net.UDPConn
 	if err := netnstest.In(p.ServerNS, func() (err error) {
 		if ps, err = packetsocket.Listen(p.ServerIf); err != nil {
 			return err
@@ -112,22 +113,32 @@ func TestSocket(t *testing.T) {
 	}
 
 	// The UDP socket: the unicast only (from the client's global address,
-	// as a relay sends).
-	buf := make([]byte, 1500)
-	var got []string
-	udp.SetReadDeadline(time.Now().Add(time.Second))
-	for {
-		n, from, err := udp.ReadFromUDPAddrPort(buf)
-		if err != nil {
-			break
+	// as a relay sends). Its reads block: what it got in a second, then
+	// Close ends the read.
+	received := make(chan string, 8)
+	go func() {
+		defer close(received)
+		buf := make([]byte, 1500)
+		for {
+			n, from, err := udp.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			received <- string(buf[:n]) + " from " + from.Addr().String()
 		}
-		got = append(got, string(buf[:n])+" from "+from.Addr().WithZone("").String())
+	}()
+	time.Sleep(time.Second)
+	udp.Close()
+	var got []string
+	for r := range received {
+		got = append(got, r)
 	}
 	if diff := cmp.Diff([]string{"unicast from 2001:db8:30::99"}, got); diff != "" {
 		t.Errorf("the UDP socket received (-want +got):\n%s", diff)
 	}
 	// The bystander, a plain member of the group, did get the multicast:
 	// without IPV6_MULTICAST_ALL=0 so would the UDP socket.
+	buf := make([]byte, 1500)
 	member.SetReadDeadline(time.Now().Add(time.Second))
 	if n, _, err := member.ReadFromUDPAddrPort(buf); err != nil || string(buf[:n]) != "solicit" {
 		t.Errorf("the group member read %q, %v; want the solicit (else this test proves nothing about the UDP socket)", buf[:n], err)

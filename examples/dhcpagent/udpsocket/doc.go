@@ -5,16 +5,19 @@
 //
 // It is protocol-neutral on purpose: the server (package agent) reads and
 // writes datagrams through it and knows nothing of how they are bound.
-// A Socket speaks IPv4 only (recvfrom and sendto take a sockaddr_in).
-// For DHCPv6, [ListenIPv6] binds [::]:547 on the interface as a
-// *net.UDPConn that receives unicast only (IPV6_MULTICAST_ALL off, no
-// group joined): what relays send; clients' multicasts are read, with
-// their frame's source MAC, by package packetsocket, and this socket
-// sends every reply.
+// A Socket speaks one family. For DHCPv4, [Listen] binds 0.0.0.0:67. For
+// DHCPv6, [ListenIPv6] binds [::]:547 on the interface, receiving unicast
+// only (IPV6_MULTICAST_ALL off, no group joined): what relays send;
+// clients' multicasts are read, with their frame's source MAC, by package
+// packetsocket, and this socket sends every reply.
 package udpsocket
 
 import "errors"
 
 // ErrNotIPv4 is returned by Listen for an address that is not IPv4 and by
-// a write to one: a Socket speaks IPv4 (see the package documentation).
+// an IPv4 Socket's write to one.
 var ErrNotIPv4 = errors.New("not an IPv4 address")
+
+// ErrNotIPv6 is returned by ListenIPv6 for an address that is not IPv6
+// (an IPv4-mapped one included) and by an IPv6 Socket's write to one.
+var ErrNotIPv6 = errors.New("not an IPv6 address")

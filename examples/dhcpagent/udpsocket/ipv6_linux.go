@@ -1,11 +1,9 @@
 package udpsocket
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/netip"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,10 +18,9 @@ import (
 // socket gets what relays send (RELAY-FORW, unicast to a global address
 // of the server) and sends every reply, from the interface's link-local
 // address to a client's (give the zone, or rely on the bound interface).
-//
-// It is a *net.UDPConn: its reads are rare (relayed traffic only) and go
-// through Go's network poller; writes are one sendmsg each.
-func ListenIPv6(iface string, addr netip.AddrPort) (*net.UDPConn, error) {
+// It is a blocking Socket, as the DHCPv4 one: a reply wakes no thread of
+// Go's network poller (see Socket).
+func ListenIPv6(iface string, addr netip.AddrPort) (*Socket, error) {
 	return listenIPv6(iface, addr, false)
 }
 
@@ -31,55 +28,63 @@ func ListenIPv6(iface string, addr netip.AddrPort) (*net.UDPConn, error) {
 // (no CAP_NET_RAW): the socket also joins ff02::1:2 on iface (required),
 // so it receives the clients' multicasts too, without their frame's
 // source MAC, and cannot tell them from unicast ones.
-func ListenIPv6Group(iface string, addr netip.AddrPort) (*net.UDPConn, error) {
+func ListenIPv6Group(iface string, addr netip.AddrPort) (*Socket, error) {
 	if iface == "" {
 		return nil, fmt.Errorf("udpsocket: listen on %s: joining ff02::1:2 needs an interface", addr)
 	}
 	return listenIPv6(iface, addr, true)
 }
 
-func listenIPv6(iface string, addr netip.AddrPort, join bool) (*net.UDPConn, error) {
+func listenIPv6(iface string, addr netip.AddrPort, join bool) (*Socket, error) {
 	if !addr.Addr().Is6() || addr.Addr().Is4In6() {
-		return nil, fmt.Errorf("udpsocket: listen on %s: not an IPv6 address", addr)
+		return nil, fmt.Errorf("udpsocket: listen on %s: %w", addr, ErrNotIPv6)
 	}
-	lc := net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
-		var opErr error
-		err := c.Control(func(fd uintptr) {
-			set := func(what string, level, opt, v int) {
-				if opErr == nil {
-					if err := unix.SetsockoptInt(int(fd), level, opt, v); err != nil {
-						opErr = fmt.Errorf("%s: %w", what, err)
-					}
-				}
-			}
-			set("IPV6_V6ONLY", unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, 1)
-			set("SO_REUSEADDR", unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
-			set("IPV6_MULTICAST_ALL", unix.IPPROTO_IPV6, unix.IPV6_MULTICAST_ALL, 0)
-			if iface != "" && opErr == nil {
-				if err := unix.BindToDevice(int(fd), iface); err != nil {
-					opErr = fmt.Errorf("SO_BINDTODEVICE: %w", err)
-				}
-			}
-			if join && opErr == nil {
-				ifi, err := net.InterfaceByName(iface)
-				if err != nil {
-					opErr = err
-					return
-				}
-				mreq := &unix.IPv6Mreq{Multiaddr: [16]byte{0xff, 0x02, 13: 1, 15: 2}, Interface: uint32(ifi.Index)}
-				if err := unix.SetsockoptIPv6Mreq(int(fd), unix.IPPROTO_IPV6, unix.IPV6_JOIN_GROUP, mreq); err != nil {
-					opErr = fmt.Errorf("join ff02::1:2: %w", err)
-				}
-			}
-		})
-		if err != nil {
-			return err
-		}
-		return opErr
-	}}
-	pc, err := lc.ListenPacket(context.Background(), "udp6", addr.String())
+	fd, err := unix.Socket(unix.AF_INET6, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.IPPROTO_UDP)
 	if err != nil {
-		return nil, fmt.Errorf("udpsocket: listen on %s (interface %q): %w", addr, iface, err)
+		return nil, fmt.Errorf("udpsocket: socket: %w", err)
 	}
-	return pc.(*net.UDPConn), nil
+	fail := func(what string, err error) (*Socket, error) {
+		unix.Close(fd)
+		return nil, fmt.Errorf("udpsocket: listen on %s (interface %q): %s: %w", addr, iface, what, err)
+	}
+	for _, o := range []struct {
+		name       string
+		level, opt int
+		v          int
+	}{
+		{"IPV6_V6ONLY", unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, 1},
+		{"SO_REUSEADDR", unix.SOL_SOCKET, unix.SO_REUSEADDR, 1},
+		{"IPV6_MULTICAST_ALL", unix.IPPROTO_IPV6, unix.IPV6_MULTICAST_ALL, 0},
+	} {
+		if err := unix.SetsockoptInt(fd, o.level, o.opt, o.v); err != nil {
+			return fail(o.name, err)
+		}
+	}
+	if iface != "" {
+		if err := unix.BindToDevice(fd, iface); err != nil {
+			return fail("SO_BINDTODEVICE", err)
+		}
+	}
+	if join {
+		ifi, err := net.InterfaceByName(iface)
+		if err != nil {
+			return fail("interface", err)
+		}
+		mreq := &unix.IPv6Mreq{Multiaddr: [16]byte{0xff, 0x02, 13: 1, 15: 2}, Interface: uint32(ifi.Index)}
+		if err := unix.SetsockoptIPv6Mreq(fd, unix.IPPROTO_IPV6, unix.IPV6_JOIN_GROUP, mreq); err != nil {
+			return fail("join ff02::1:2", err)
+		}
+	}
+	if err := unix.Bind(fd, &unix.SockaddrInet6{Addr: addr.Addr().As16(), Port: int(addr.Port())}); err != nil {
+		return fail("bind", err)
+	}
+	sa, err := unix.Getsockname(fd)
+	if err != nil {
+		return fail("getsockname", err)
+	}
+	in6, _ := sa.(*unix.SockaddrInet6)
+	if in6 == nil {
+		return fail("getsockname", fmt.Errorf("%T is not IPv6", sa))
+	}
+	return newSocket(fd, unix.AF_INET6, iface, netip.AddrPortFrom(netip.AddrFrom16(in6.Addr), uint16(in6.Port)))
 }

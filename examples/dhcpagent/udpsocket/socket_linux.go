@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -21,17 +22,27 @@ import (
 // to run it again: under perfdhcp at 5,000 exchanges/s the agent switched
 // context 4.5 times per exchange that way, and 2.1 times on a Socket (with
 // Serve's periodic yield), with 43% less system time (see
-// docs/performance.md). Reads and writes allocate nothing.
+// docs/performance.md). Writes stay out of the poller too: a socket in it
+// reports each sent datagram's freed buffer space as an EPOLLOUT edge,
+// which wakes the thread waiting in epoll_wait once per reply. Reads and
+// writes allocate nothing.
+//
+// A Socket speaks one family: IPv4 ([Listen]) or IPv6 ([ListenIPv6],
+// [ListenIPv6Group]).
 //
 // A Socket is safe for concurrent use; a read holds one OS thread while it
 // waits, which is why Serve reads from one goroutine. Close wakes a
 // waiting read (shutdown(2)), which then returns an error wrapping
-// net.ErrClosed. The zero Socket is not usable; Listen makes one.
+// net.ErrClosed. The zero Socket is not usable; the Listen functions make
+// one.
 type Socket struct {
-	file   *os.File
-	raw    syscall.RawConn
-	local  netip.AddrPort
-	closed atomic.Bool
+	file    *os.File
+	raw     syscall.RawConn
+	local   netip.AddrPort
+	family  int    // unix.AF_INET or unix.AF_INET6
+	iface   string // the interface the socket is bound to, "" for none
+	ifindex uint32 // its index: the zone of a link-local destination
+	closed  atomic.Bool
 
 	rmu  sync.Mutex // guards read: one read at a time uses its fields
 	read socketOp
@@ -44,7 +55,8 @@ type Socket struct {
 // packet.
 type socketOp struct {
 	b     []byte
-	sa    unix.RawSockaddrInet4
+	sa    unix.RawSockaddrInet6 // or a sockaddr_in at its start (AF_INET)
+	salen uintptr               // of the address sendto passes
 	n     int
 	errno syscall.Errno
 	fn    func(fd uintptr) bool
@@ -91,7 +103,21 @@ func Listen(iface string, addr netip.AddrPort) (*Socket, error) {
 	if in4 == nil {
 		return fail("getsockname", fmt.Errorf("%T is not IPv4", sa))
 	}
-	s := &Socket{file: os.NewFile(uintptr(fd), "dhcp-socket"), local: netip.AddrPortFrom(netip.AddrFrom4(in4.Addr), uint16(in4.Port))}
+	return newSocket(fd, unix.AF_INET, iface, netip.AddrPortFrom(netip.AddrFrom4(in4.Addr), uint16(in4.Port)))
+}
+
+// newSocket wraps the bound blocking socket fd.
+func newSocket(fd, family int, iface string, local netip.AddrPort) (*Socket, error) {
+	s := &Socket{file: os.NewFile(uintptr(fd), "dhcp-socket"), family: family, iface: iface, local: local}
+	if iface != "" {
+		ifi, err := net.InterfaceByName(iface)
+		if err != nil {
+			s.file.Close()
+			return nil, fmt.Errorf("udpsocket: interface %q: %w", iface, err)
+		}
+		s.ifindex = uint32(ifi.Index)
+	}
+	var err error
 	if s.raw, err = s.file.SyscallConn(); err != nil {
 		s.file.Close()
 		return nil, err
@@ -124,18 +150,17 @@ func (s *Socket) ReadFromUDPAddrPort(b []byte) (int, netip.AddrPort, error) {
 	}
 }
 
-// WriteToUDPAddrPort sends b to the IPv4 address and port addr.
+// WriteToUDPAddrPort sends b to addr, of the socket's family. An IPv6
+// link-local destination goes out on the zone's interface: the one the
+// socket is bound to when the zone is empty or names it.
 func (s *Socket) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error) {
-	a := addr.Addr().Unmap()
-	if !a.Is4() {
-		return 0, s.opError("write", fmt.Errorf("%s: %w", addr, ErrNotIPv4))
-	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	op := &s.writ
+	if err := s.destination(op, addr); err != nil {
+		return 0, s.opError("write", err)
+	}
 	op.b = b
-	op.sa = unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: a.As4()}
-	binary.BigEndian.PutUint16((*[2]byte)(unsafe.Pointer(&op.sa.Port))[:], addr.Port())
 	for {
 		if err := s.raw.Write(op.fn); err != nil {
 			return 0, s.opError("write", err)
@@ -150,10 +175,56 @@ func (s *Socket) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error) 
 	}
 }
 
+// destination writes addr into op as the sockaddr sendto passes.
+func (s *Socket) destination(op *socketOp, addr netip.AddrPort) error {
+	a := addr.Addr()
+	var port [2]byte
+	binary.BigEndian.PutUint16(port[:], addr.Port())
+	if s.family == unix.AF_INET {
+		a = a.Unmap()
+		if !a.Is4() {
+			return fmt.Errorf("%s: %w", addr, ErrNotIPv4)
+		}
+		sa := (*unix.RawSockaddrInet4)(unsafe.Pointer(&op.sa))
+		*sa = unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: a.As4()}
+		*(*[2]byte)(unsafe.Pointer(&sa.Port)) = port
+		op.salen = unsafe.Sizeof(*sa)
+		return nil
+	}
+	if !a.Is6() || a.Is4In6() {
+		return fmt.Errorf("%s: %w", addr, ErrNotIPv6)
+	}
+	scope, err := s.scope(a.Zone())
+	if err != nil {
+		return fmt.Errorf("%s: %w", addr, err)
+	}
+	op.sa = unix.RawSockaddrInet6{Family: unix.AF_INET6, Addr: a.As16(), Scope_id: scope}
+	*(*[2]byte)(unsafe.Pointer(&op.sa.Port)) = port
+	op.salen = unsafe.Sizeof(op.sa)
+	return nil
+}
+
+// scope is the interface index of an IPv6 zone: the bound interface's for
+// "" or its name (without a lookup, so that a reply allocates nothing),
+// else the zone's number or the index of the interface it names.
+func (s *Socket) scope(zone string) (uint32, error) {
+	if zone == "" || zone == s.iface {
+		return s.ifindex, nil
+	}
+	if n, err := strconv.ParseUint(zone, 10, 32); err == nil {
+		return uint32(n), nil
+	}
+	ifi, err := net.InterfaceByName(zone)
+	if err != nil {
+		return 0, err
+	}
+	return uint32(ifi.Index), nil
+}
+
 // recvfrom is one blocking recvfrom(2) into op.b; Go's syscall wrapper
 // tells the scheduler the thread is blocked.
 func (op *socketOp) recvfrom(fd uintptr) bool {
-	op.sa = unix.RawSockaddrInet4{}
+	op.sa = unix.RawSockaddrInet6{}
 	size := uint32(unsafe.Sizeof(op.sa))
 	var p unsafe.Pointer
 	if len(op.b) > 0 {
@@ -171,18 +242,22 @@ func (op *socketOp) sendto(fd uintptr) bool {
 		p = unsafe.Pointer(&op.b[0])
 	}
 	n, _, errno := syscall.Syscall6(unix.SYS_SENDTO, fd, uintptr(p), uintptr(len(op.b)), 0,
-		uintptr(unsafe.Pointer(&op.sa)), unsafe.Sizeof(op.sa))
+		uintptr(unsafe.Pointer(&op.sa)), op.salen)
 	op.n, op.errno = int(n), errno
 	return true
 }
 
-// addrPort is the sender recvfrom wrote into op.sa.
+// addrPort is the sender recvfrom wrote into op.sa, without a zone.
 func (op *socketOp) addrPort() netip.AddrPort {
-	if op.sa.Family != unix.AF_INET {
-		return netip.AddrPort{}
-	}
 	port := binary.BigEndian.Uint16((*[2]byte)(unsafe.Pointer(&op.sa.Port))[:])
-	return netip.AddrPortFrom(netip.AddrFrom4(op.sa.Addr), port)
+	switch op.sa.Family {
+	case unix.AF_INET:
+		sa := (*unix.RawSockaddrInet4)(unsafe.Pointer(&op.sa))
+		return netip.AddrPortFrom(netip.AddrFrom4(sa.Addr), port)
+	case unix.AF_INET6:
+		return netip.AddrPortFrom(netip.AddrFrom16(op.sa.Addr), port)
+	}
+	return netip.AddrPort{}
 }
 
 // Close stops the socket: a read waiting in it returns an error wrapping
@@ -206,5 +281,9 @@ func (s *Socket) LocalAddr() net.Addr { return net.UDPAddrFromAddrPort(s.local) 
 func (s *Socket) SyscallConn() (syscall.RawConn, error) { return s.raw, nil }
 
 func (s *Socket) opError(op string, err error) error {
-	return &net.OpError{Op: op, Net: "udp4", Addr: s.LocalAddr(), Err: err}
+	network := "udp4"
+	if s.family == unix.AF_INET6 {
+		network = "udp6"
+	}
+	return &net.OpError{Op: op, Net: network, Addr: s.LocalAddr(), Err: err}
 }
