@@ -8,15 +8,14 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// wakeEvery is how long a read waits in the kernel before it looks
-// whether Close was called: shutdown(2), which wakes a UDP socket's
-// reader, does nothing on a packet socket, so an idle read returns
-// (SO_RCVTIMEO) this often and goes back to wait.
+// wakeEvery is how long a read waits in the kernel (poll(2)) before it
+// looks whether Close was called: shutdown(2), which wakes a UDP socket's
+// reader, does nothing on a packet socket, so an idle read returns this
+// often and goes back to wait.
 const wakeEvery = 200 * time.Millisecond
 
 // Socket receives the DHCPv6 messages multicast to ff02::1:2 port 547 on
@@ -30,11 +29,9 @@ type Socket struct {
 	closed  atomic.Bool
 
 	mu   sync.Mutex // one read at a time uses the fields below
-	b    []byte
-	sa   unix.RawSockaddrLinklayer
-	n    int
-	errn syscall.Errno
-	fn   func(fd uintptr) bool // recvfrom, made once
+	ring *ring
+	pfd  [1]unix.PollFd
+	fn   func(fd uintptr) bool // poll, made once
 }
 
 // Listen opens the packet socket on the Ethernet interface iface. It needs
@@ -68,73 +65,71 @@ func Listen(iface string) (*Socket, error) {
 	// filter already drops them (port 546), this spares running it.
 	// Kernels before 4.20 lack the option: the filter suffices.
 	_ = unix.SetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_IGNORE_OUTGOING, 1)
-	tv := unix.NsecToTimeval(wakeEvery.Nanoseconds())
-	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return fail("SO_RCVTIMEO", err)
+	r, err := setupRing(fd)
+	if err != nil {
+		return fail("receive ring", err)
 	}
 	// 33:33:00:01:00:02 is ff02::1:2's Ethernet group address (RFC 2464).
 	mreq := unix.PacketMreq{Ifindex: int32(ifi.Index), Type: unix.PACKET_MR_MULTICAST, Alen: 6,
 		Address: [8]uint8{0x33, 0x33, 0x00, 0x01, 0x00, 0x02}}
 	if err := unix.SetsockoptPacketMreq(fd, unix.SOL_PACKET, unix.PACKET_ADD_MEMBERSHIP, &mreq); err != nil {
+		r.unmap()
 		return fail("PACKET_ADD_MEMBERSHIP", err)
 	}
 	if err := unix.Bind(fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_IPV6), Ifindex: ifi.Index}); err != nil {
+		r.unmap()
 		return fail("bind", err)
 	}
-	s := &Socket{file: os.NewFile(uintptr(fd), "dhcp6-packet-socket"), ifindex: ifi.Index}
+	s := &Socket{file: os.NewFile(uintptr(fd), "dhcp6-packet-socket"), ifindex: ifi.Index, ring: r}
 	if s.raw, err = s.file.SyscallConn(); err != nil {
+		r.unmap()
 		s.file.Close()
 		return nil, err
 	}
-	s.fn = s.recvfrom
+	s.fn = s.poll
 	return s, nil
 }
 
 // Read waits for a datagram to [ff02::1:2]:547, copies its IPv6 packet
 // into b and returns it as a Frame whose Payload aliases b. A packet
 // longer than b is cut short and, its lengths no longer matching, skipped;
-// b of 1,500 bytes holds whatever an Ethernet link carries. After Close, a
-// Read returns an error wrapping net.ErrClosed (within wakeEvery). It does
-// not allocate.
+// b of 1,500 bytes holds whatever an Ethernet link carries. Datagrams
+// arrive through the receive ring, a block at a time (see blockTimeout):
+// one may wait there up to two milliseconds. After Close, a Read returns
+// an error wrapping net.ErrClosed (within wakeEvery). It does not
+// allocate.
 func (s *Socket) Read(b []byte) (Frame, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.b = b
 	for {
-		err := s.raw.Read(s.fn)
-		switch {
-		case s.closed.Load():
+		if s.closed.Load() {
 			return Frame{}, fmt.Errorf("packetsocket: read: %w", net.ErrClosed)
-		case err != nil:
-			return Frame{}, fmt.Errorf("packetsocket: read: %w", err)
-		case s.errn == unix.EINTR || s.errn == unix.EAGAIN:
-			continue // EAGAIN: SO_RCVTIMEO passed, look at closed again
-		case s.errn != 0:
-			return Frame{}, fmt.Errorf("packetsocket: read: %w", os.NewSyscallError("recvfrom", s.errn))
-		case s.sa.Pkttype == unix.PACKET_OUTGOING:
+		}
+		if !s.ring.ready() {
+			if err := s.raw.Read(s.fn); err != nil {
+				return Frame{}, fmt.Errorf("packetsocket: read: %w", err)
+			}
 			continue
 		}
+		pkt, sa := s.ring.frame()
+		outgoing, mac, ifindex := sa.Pkttype == unix.PACKET_OUTGOING, sa.Addr, sa.Ifindex
+		n := copy(b, pkt)
+		s.ring.done()
 		var f Frame
-		if parse(&f, b[:min(s.n, len(b))]) != nil {
+		if outgoing || parse(&f, b[:n]) != nil {
 			continue
 		}
-		copy(f.SrcMAC[:], s.sa.Addr[:6])
-		f.IfIndex = int(s.sa.Ifindex)
+		copy(f.SrcMAC[:], mac[:6])
+		f.IfIndex = int(ifindex)
 		return f, nil
 	}
 }
 
-// recvfrom is one blocking recvfrom(2) into s.b.
-func (s *Socket) recvfrom(fd uintptr) bool {
-	s.sa = unix.RawSockaddrLinklayer{}
-	size := uint32(unsafe.Sizeof(s.sa))
-	var p unsafe.Pointer
-	if len(s.b) > 0 {
-		p = unsafe.Pointer(&s.b[0])
-	}
-	n, _, errno := syscall.Syscall6(unix.SYS_RECVFROM, fd, uintptr(p), uintptr(len(s.b)), 0,
-		uintptr(unsafe.Pointer(&s.sa)), uintptr(unsafe.Pointer(&size)))
-	s.n, s.errn = int(n), errno
+// poll waits in the kernel, at most wakeEvery, until the ring hands a
+// block over (or an error is pending); Read then looks again.
+func (s *Socket) poll(fd uintptr) bool {
+	s.pfd[0] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN | unix.POLLERR}
+	unix.Poll(s.pfd[:], int(wakeEvery/time.Millisecond)) // EINTR or a timeout: Read looks again
 	return true
 }
 
@@ -142,13 +137,19 @@ func (s *Socket) recvfrom(fd uintptr) bool {
 func (s *Socket) IfIndex() int { return s.ifindex }
 
 // Close stops the socket: a Read waiting in it returns an error wrapping
-// net.ErrClosed within wakeEvery, and the descriptor is closed once no
-// read holds it.
+// net.ErrClosed within wakeEvery, and Close returns once it has, with the
+// ring unmapped and the descriptor closed.
 func (s *Socket) Close() error {
 	if s.closed.Swap(true) {
 		return fmt.Errorf("packetsocket: close: %w", net.ErrClosed)
 	}
-	return s.file.Close()
+	s.mu.Lock()
+	err := s.ring.unmap()
+	s.mu.Unlock()
+	if cerr := s.file.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }

@@ -1,0 +1,72 @@
+package packetsocket_test
+
+import (
+	"encoding/binary"
+	"net"
+	"net/netip"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/packetsocket"
+)
+
+// TestReadAcrossBlocks sends bursts of datagrams, each more than one
+// block of the receive ring holds (16 KiB), without reading while they
+// arrive: Read then returns every one, in order, whole, across the blocks
+// the kernel filled or closed on its timer. The bursts span more blocks
+// than the ring has (256), so a block not given back would leave the
+// kernel no room and lose datagrams.
+func TestReadAcrossBlocks(t *testing.T) {
+	netnstest.Require(t)
+	p := netnstest.NewPair(t, "52:54:00:10:00:03", "2001:db8:30::1/64")
+	netnstest.LinkLocal(t, p.ClientNS, p.ClientIf)
+	var ps *packetsocket.Socket
+	if err := netnstest.In(p.ServerNS, func() (err error) { ps, err = packetsocket.Listen(p.ServerIf); return err }); err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	var client *net.UDPConn
+	if err := netnstest.In(p.ClientNS, func() (err error) { client, err = net.ListenUDP("udp6", &net.UDPAddr{Port: 546}); return err }); err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	to := netip.MustParseAddrPort("[ff02::1:2%" + p.ClientIf + "]:547")
+
+	const burst, rounds, size = 100, 30, 200 // 100 x ~320 B frames: 2 blocks or more
+	msg := make([]byte, size)
+	buf := make([]byte, 1500)
+	var seq atomic.Uint32 // read by the timeout report while the reader runs
+	for round := range rounds {
+		for i := range burst {
+			binary.BigEndian.PutUint32(msg, uint32(round*burst+i))
+			if _, err := client.WriteToUDPAddrPort(msg, to); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := make(chan error, 1)
+		go func() {
+			for range burst {
+				f, err := ps.Read(buf)
+				if err != nil {
+					got <- err
+					return
+				}
+				if n := binary.BigEndian.Uint32(f.Payload); n != seq.Load() || len(f.Payload) != size {
+					t.Errorf("datagram %d: got number %d, %d bytes", seq.Load(), n, len(f.Payload))
+				}
+				seq.Add(1)
+			}
+			got <- nil
+		}()
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: read %d of %d datagrams in 10 s", round, seq.Load()-uint32(round*burst), burst)
+		}
+	}
+}
