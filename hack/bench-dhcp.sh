@@ -41,7 +41,7 @@
 # AGENT_FLAGS are more flags for the agent (e.g. "-rcvbuf 212992").
 # BASE=path/to/dhcpagent adds a third server to each round, "base": another
 # build of the agent (e.g. of main) run with -pool and -iface only, to see
-# what a change did.
+# what a change did (in the DHCPv4 and the DHCPv6 rounds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-3}
@@ -51,7 +51,7 @@ rate=${RATE:-5000}
 burst=${BURST:-3000}
 protocols=${PROTOCOLS:-4 6}
 rates6=${RATES6:-1000 5000}
-servers6=${SERVERS6:-agent kea6}
+servers6=${SERVERS6:-agent${BASE:+ base} kea6}
 want() { [[ " $protocols " == *" $1 "* ]]; }
 export GOWORK=off GOFLAGS=${GOFLAGS:--buildvcs=false}
 
@@ -301,8 +301,9 @@ if want 6; then
 	END {
 		printf "| server | offered | completed/s, median (each round) | drops (each round) [of them, replies perfdhcp'"'"'s full socket dropped] | server CPU ms per 1,000 exchanges, median (each round) |\n|---|---|---|---|---|\n"
 		nr = split(rates, rl, " ")
-		for (s = 1; s <= 2; s++) {
-			srv = s == 1 ? "agent" : "kea6"
+		ns = split("agent base kea6", sv, " ")
+		for (s = 1; s <= ns; s++) {
+			srv = sv[s]
 			for (r = 1; r <= nr; r++) {
 				k = srv SUBSEP rl[r]
 				if (!n[k]) continue
@@ -321,6 +322,7 @@ if want 6; then
 			}
 		}
 		for (r = 1; r <= nr; r++) if (mc["kea6", rl[r]] > 0) printf "\nagent / Kea CPU per exchange at %d/s: %.2fx (goal <= 0.5x)", rl[r], mc["agent", rl[r]] / mc["kea6", rl[r]]
+		for (r = 1; r <= nr; r++) if (mc["base", rl[r]] > 0) printf "\nagent / base CPU per exchange at %d/s: %.2fx", rl[r], mc["agent", rl[r]] / mc["base", rl[r]]
 		printf "\n"
 	}' "$results6"
 fi
