@@ -130,6 +130,17 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 	if err != nil {
 		return "", fmt.Errorf("set up IPAddressClaim controller: %w", err)
 	}
+
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("ipaddress").
+		For(&ipamv1.IPAddress{}, builder.WithPredicates(releaseEvents{})).
+		Watches(&ipamv1.IPAddressClaim{}, handler.EnqueueRequestsFromMapFunc(addressOfClaim), builder.WithPredicates(claimDeleted)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(addressesOfCluster(mgr.GetClient())), builder.WithPredicates(pausedChanged{})).
+		WithOptions(opts.ClaimController()).
+		Complete(&addressReconciler{claims: claims})
+	if err != nil {
+		return "", fmt.Errorf("set up IPAddress controller: %w", err)
+	}
 	return opts.Epoch, nil
 }
 
