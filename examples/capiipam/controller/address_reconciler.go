@@ -117,12 +117,16 @@ func (r *addressReconciler) clusterPaused(ctx context.Context, ip *ipamv1.IPAddr
 }
 
 // releaseEvents passes the IPAddress events after which one may need
-// releasing: its creation (and each one an informer lists at start), a
-// deletion timestamp or its owner references set or changed. Deletes pass
-// nothing: a deleted IPAddress is released.
+// releasing: its creation (and each one an informer lists at start) when
+// it has a claim owner or is being deleted, and a change of its deletion
+// timestamp or owner references (not the release's own finalizer
+// removal). Deletes pass nothing: a deleted IPAddress is released.
 type releaseEvents struct{ predicate.Funcs }
 
-func (releaseEvents) Create(e event.CreateEvent) bool { return ours(e.Object) }
+func (releaseEvents) Create(e event.CreateEvent) bool {
+	ip, ok := e.Object.(*ipamv1.IPAddress)
+	return ok && ours(ip) && (claimOwner(ip) != nil || !ip.DeletionTimestamp.IsZero())
+}
 func (releaseEvents) Delete(event.DeleteEvent) bool   { return false }
 func (releaseEvents) Generic(event.GenericEvent) bool { return false }
 
@@ -131,8 +135,7 @@ func (releaseEvents) Update(e event.UpdateEvent) bool {
 	if !ours(n) {
 		return false
 	}
-	return !n.GetDeletionTimestamp().Equal(o.GetDeletionTimestamp()) || len(n.GetOwnerReferences()) != len(o.GetOwnerReferences()) ||
-		(!n.GetDeletionTimestamp().IsZero() && len(n.GetFinalizers()) != len(o.GetFinalizers()))
+	return !n.GetDeletionTimestamp().Equal(o.GetDeletionTimestamp()) || len(n.GetOwnerReferences()) != len(o.GetOwnerReferences())
 }
 
 // ours reports whether obj is an IPAddress of this provider's pools.
