@@ -42,7 +42,9 @@ type Options struct {
 // The permissions the reconcilers need (config/rbac/role.yaml is generated
 // from these markers; leases are for -leader-elect; the finalizers
 // subresources let an IPAddress block its claim's and pool's deletion
-// where the OwnerReferencesPermissionEnforcement admission plugin runs):
+// where the OwnerReferencesPermissionEnforcement admission plugin runs;
+// update on ipaddressclaims removes the ReleaseAddress finalizer that
+// older versions and the in-cluster provider put on claims):
 //
 // +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetippools;globalvmnetippools,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetippools/status;globalvmnetippools/status,verbs=get;update
