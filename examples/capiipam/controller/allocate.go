@@ -133,7 +133,8 @@ func (r *claimReconciler) createAddress(ctx context.Context, claim *ipamv1.IPAdd
 			Gateway:  pool.PoolSpec().Gateway,
 		},
 	}
-	if name, ok := claim.Labels[ClusterNameLabel]; ok {
+	if name := clusterName(claim); name != "" {
+		// Read when the claim is gone: its Cluster's pause holds the release.
 		ip.Labels[ClusterNameLabel] = name
 	}
 	if err := controllerutil.SetControllerReference(claim, ip, r.scheme); err != nil {

@@ -45,7 +45,10 @@ func plainAddress(ns, pool string, i int, a netip.Addr) *ipamv1.IPAddress {
 //     making only the writes the contract needs (create the claim, as the
 //     measured run does, then patch its finalizer, create its IPAddress,
 //     patch its status with addressRef and Ready): no allocation, no cache,
-//     no guard against a split brain.
+//     no guard against a split brain. It keeps the claim finalizer the
+//     contract suggests ("you probably need one"), which the provider
+//     does without (see the package doc): three writes to the provider's
+//     three, the baseline not lowered.
 //
 // The floor and the provider (16 claims reconciled at once) run three
 // rounds each, interleaved (floor, provider, floor, ...), on fresh

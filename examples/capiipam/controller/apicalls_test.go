@@ -111,8 +111,10 @@ func (c apiCalls) table(claims int) string {
 
 // TestAPICallsPerClaim counts, from the API server's own metrics, the
 // requests a burst of claims costs the provider, by verb and resource, and
-// checks that a claim costs at most four writes with nothing else beside
-// them but the pool's amortised reads and count writes.
+// checks that a claim costs at most three requests besides the pools' (the
+// lock, the IPAddress, the claim's status: no claim finalizer, no read)
+// and the pools' reads and count writes at most 0.25, amortised: four in
+// all at most, the bound issue 24 sets.
 func TestAPICallsPerClaim(t *testing.T) {
 	const n = 200
 	cfg := apiServer(t)
@@ -153,10 +155,13 @@ func TestAPICallsPerClaim(t *testing.T) {
 		total += v
 	}
 	t.Logf("API requests per claim, %d claims: %s; total %.2f, of which pools %.2f", n, calls.table(n), total/n, pool/n)
-	if perClaim := (total - pool) / n; perClaim > 4 {
-		t.Errorf("%.2f requests a claim besides the pools', want at most 4: %s", perClaim, calls.table(n))
+	if perClaim := (total - pool) / n; perClaim > 3 {
+		t.Errorf("%.2f requests a claim besides the pools', want at most 3: %s", perClaim, calls.table(n))
 	}
 	if perClaim := pool / n; perClaim > 0.25 {
 		t.Errorf("%.2f pool requests a claim, want them amortised (at most 0.25): %s", perClaim, calls.table(n))
+	}
+	if perClaim := total / n; perClaim > 4 {
+		t.Errorf("%.2f requests a claim in all, want at most 4: %s", perClaim, calls.table(n))
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/conditions"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
-	"github.com/vmnetkit/vmnetkit/examples/internal/conflict"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/kube"
 )
@@ -65,12 +63,6 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	if !claim.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, claim)
 	}
-	if controllerutil.AddFinalizer(claim, ClaimFinalizer) {
-		if err := r.client.Update(ctx, claim); err != nil {
-			return conflict.Requeue(err)
-		}
-	}
-
 	key, pool, failed := r.pool(ctx, claim)
 	if failed != nil {
 		return r.fail(ctx, claim, *failed)
@@ -165,6 +157,13 @@ func (r *claimReconciler) ensureAddress(ctx context.Context, claim *ipamv1.IPAdd
 			return nil, reconcile.Result{Requeue: true}, ignoreRace(err)
 		}
 	}
+	if !ownedBy(ip, claim) {
+		// An earlier claim of this name was deleted and this one made
+		// while its IPAddress is being released: wait for it to go.
+		res, err := r.wait(ctx, claim, ReasonAllocationFailed,
+			fmt.Sprintf("IPAddress %s/%s of an earlier claim of this name is being released", ip.Namespace, ip.Name))
+		return nil, res, err
+	}
 	if poolOf(ip) != key {
 		res, err := r.fail(ctx, claim, failure{ReasonAllocationFailed,
 			fmt.Sprintf("IPAddress %s/%s exists and names another pool (%s %s)", ip.Namespace, ip.Name, ip.Spec.PoolRef.Kind, ip.Spec.PoolRef.Name)})
@@ -194,7 +193,7 @@ func (r *claimReconciler) boundAddress(ctx context.Context, claim *ipamv1.IPAddr
 	case err != nil:
 		return nil, err
 	}
-	if poolOf(ip) != key || !controllerutil.ContainsFinalizer(ip, AddressFinalizer) || !ip.DeletionTimestamp.IsZero() {
+	if poolOf(ip) != key || !ownedBy(ip, claim) || !controllerutil.ContainsFinalizer(ip, AddressFinalizer) || !ip.DeletionTimestamp.IsZero() {
 		return nil, nil
 	}
 	return ip, nil
@@ -237,88 +236,6 @@ func (r *claimReconciler) writeStatus(ctx context.Context, claim, upd *ipamv1.IP
 		return nil
 	}
 	return client.IgnoreNotFound(r.client.Status().Patch(ctx, upd, client.MergeFrom(claim)))
-}
-
-// finalize deletes the claim's IPAddress once the pool's reuse grace
-// period is over, then lets the claim go.
-func (r *claimReconciler) finalize(ctx context.Context, claim *ipamv1.IPAddressClaim) (reconcile.Result, error) {
-	if !controllerutil.ContainsFinalizer(claim, ClaimFinalizer) {
-		return reconcile.Result{}, nil
-	}
-	ip := &ipamv1.IPAddress{}
-	// Uncached: the informer may not show an IPAddress created just now.
-	switch err := r.reader.Get(ctx, client.ObjectKeyFromObject(claim), ip); {
-	case apierrors.IsNotFound(err):
-		ip = nil
-	case err != nil:
-		return reconcile.Result{}, err
-	}
-	if ip != nil && poolOf(ip).Kind != "" {
-		if wait := r.graceLeft(ctx, claim, poolOf(ip)); wait > 0 {
-			return reconcile.Result{RequeueAfter: wait}, nil
-		}
-		// Delete first (AddressFinalizer keeps the IPAddress, and the
-		// address it names, while the lock goes), then the lock, then the
-		// finalizer: a retry after a stop finds the IPAddress, and with it
-		// the lock's name.
-		if ip.DeletionTimestamp.IsZero() {
-			if err := r.client.Delete(ctx, ip); err != nil && !apierrors.IsNotFound(err) {
-				return reconcile.Result{}, err
-			}
-		}
-		if err := r.unlockHeld(ctx, ip); err != nil {
-			return reconcile.Result{}, err
-		}
-		if err := r.removeAddressFinalizer(ctx, ip); err != nil {
-			return conflict.Requeue(err)
-		}
-	}
-	controllerutil.RemoveFinalizer(claim, ClaimFinalizer)
-	if err := r.client.Update(ctx, claim); err != nil && !apierrors.IsNotFound(err) {
-		return conflict.Requeue(err)
-	}
-	return reconcile.Result{}, nil
-}
-
-// removeAddressFinalizer removes AddressFinalizer from ip with a JSON
-// patch that tests the entry it removes: no resourceVersion is needed (the
-// delete just before moved it), and no other finalizer is lost.
-func (r *claimReconciler) removeAddressFinalizer(ctx context.Context, ip *ipamv1.IPAddress) error {
-	i := slices.Index(ip.Finalizers, AddressFinalizer)
-	if i < 0 {
-		return nil
-	}
-	patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`, i, AddressFinalizer, i)
-	err := r.client.Patch(ctx, ip, client.RawPatch(types.JSONPatchType, []byte(patch)))
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || isUnprocessable(err) {
-		// The test failed: the finalizers changed since ip was read.
-		return apierrors.NewConflict(ipamv1.GroupVersion.WithResource("ipaddresses").GroupResource(), ip.Name, err)
-	}
-	return err
-}
-
-func isUnprocessable(err error) bool {
-	var s apierrors.APIStatus
-	return errors.As(err, &s) && s.Status().Code == 422
-}
-
-// graceLeft returns how long the claim's address stays held: the pool's
-// addressReuseGracePeriodSeconds after the claim's deletion timestamp. A
-// pool that is gone or being deleted holds nothing (a teardown is not
-// slowed down), as in the in-cluster provider.
-func (r *claimReconciler) graceLeft(ctx context.Context, claim *ipamv1.IPAddressClaim, key poolKey) time.Duration {
-	pool := newPool(key.Kind)()
-	if err := r.client.Get(ctx, key.name(), pool); err != nil || !pool.GetDeletionTimestamp().IsZero() {
-		return 0
-	}
-	g := pool.PoolSpec().AddressReuseGracePeriodSeconds
-	if g == nil || *g <= 0 {
-		return 0
-	}
-	return claim.DeletionTimestamp.Add(time.Duration(*g) * time.Second).Sub(r.now())
 }
 
 // clusterPaused reports whether the claim's Cluster is paused. A claim

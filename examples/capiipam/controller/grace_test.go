@@ -2,6 +2,7 @@ package controller_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,10 +13,11 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
-// TestReuseGracePeriod: a deleted claim, its IPAddress and its address are
-// released for addressReuseGracePeriodSeconds after the claim's deletion
-// timestamp, across a restart of the manager; a claim made meanwhile gets
-// another address; afterwards the address is free again.
+// TestReuseGracePeriod: a deleted claim goes at once; its IPAddress (and
+// the address) is kept for addressReuseGracePeriodSeconds after the
+// IPAddress's deletion timestamp, which the provider sets when it finds
+// the claim gone, across a restart of the manager; a claim made meanwhile
+// gets another address; afterwards the address is free again.
 func TestReuseGracePeriod(t *testing.T) {
 	const grace = 4 * time.Second
 	cfg := apiServer(t)
@@ -33,8 +35,11 @@ func TestReuseGracePeriod(t *testing.T) {
 	if err := c.Delete(context.Background(), old); err != nil {
 		t.Fatal(err)
 	}
-	get(t, c, old)
-	end := old.DeletionTimestamp.Add(grace)
+	ip := &ipamv1.IPAddress{ObjectMeta: metaOf(ns, "old")}
+	kubetest.Eventually(t, 10*time.Second, "IPAddress deleted, kept by its finalizer", func() (bool, string) {
+		return get(t, c, ip) && !ip.DeletionTimestamp.IsZero(), fmt.Sprintf("deletionTimestamp %v, finalizers %v", ip.DeletionTimestamp, ip.Finalizers)
+	})
+	end := ip.DeletionTimestamp.Add(grace)
 
 	create(t, c, newClaim(ns, "during", poolRef(v1alpha1.PoolKind, "net")))
 	if ip := waitAddress(t, c, ns, "during"); ip.Spec.Address != "10.0.0.2" {
@@ -43,13 +48,13 @@ func TestReuseGracePeriod(t *testing.T) {
 	m.stop()
 	startManager(t, cfg, ns, "epoch-grace-2", nil)
 	released := func() (bool, string) {
-		return !get(t, c, old.DeepCopy()) || !get(t, c, &ipamv1.IPAddress{ObjectMeta: metaOf(ns, "old")}), "claim or IPAddress gone"
+		return !get(t, c, ip.DeepCopy()), "IPAddress gone"
 	}
-	// Claims' deletion timestamps have a resolution of one second.
+	// Deletion timestamps have a resolution of one second.
 	never(t, time.Until(end.Add(-1500*time.Millisecond)), "released during the grace period", released)
 	kubetest.Eventually(t, grace+10*time.Second, "released after the grace period", func() (bool, string) {
 		ok, _ := released()
-		return ok, "claim and IPAddress still there"
+		return ok, "IPAddress still there"
 	})
 	if time.Now().Before(end.Add(-time.Second)) {
 		t.Errorf("released at %v, before the grace period's end %v", time.Now(), end)

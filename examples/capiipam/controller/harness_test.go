@@ -73,6 +73,13 @@ func startManager(t testing.TB, cfg *rest.Config, ns, epoch string, now func() t
 // startManagerN is startManager reconciling workers claims at once.
 func startManagerN(t testing.TB, cfg *rest.Config, ns, epoch string, now func() time.Time, workers int) *manager {
 	t.Helper()
+	return startManagerHooked(t, cfg, ns, epoch, now, workers, nil)
+}
+
+// startManagerHooked is startManagerN calling afterCreate, if not nil,
+// after each create the provider makes, before the create returns to it.
+func startManagerHooked(t testing.TB, cfg *rest.Config, ns, epoch string, now func() time.Time, workers int, afterCreate func(obj client.Object, err error)) *manager {
+	t.Helper()
 	m := &manager{epoch: epoch}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
@@ -95,6 +102,9 @@ func startManagerN(t testing.TB, cfg *rest.Config, ns, epoch string, now func() 
 							(other.Spec.HolderNamespace != l.Spec.HolderNamespace || other.Spec.HolderName != l.Spec.HolderName) {
 							m.losses.Add(1)
 						}
+					}
+					if afterCreate != nil {
+						afterCreate(obj, err)
 					}
 					return err
 				},

@@ -8,13 +8,17 @@ import (
 // Finalizers and labels, shared with the Cluster API in-cluster provider
 // where it has one, so that IPAddresses it created are read as committed.
 const (
-	// ClaimFinalizer is on every claim this provider serves: the claim's
-	// IPAddress is deleted before the claim goes.
+	// ClaimFinalizer is the in-cluster provider's claim finalizer, which
+	// older versions of this provider put on claims too. This one puts it
+	// on none (the IPAddress's owner reference and AddressFinalizer drive
+	// the release); on a claim that carries it, it is removed once the
+	// claim's IPAddress is released.
 	ClaimFinalizer = "ipam.cluster.x-k8s.io/ReleaseAddress"
 
 	// AddressFinalizer marks an IPAddress as committed (see the package
 	// doc; this provider creates its IPAddresses with it, under their
-	// address's lock) and keeps it while its claim exists.
+	// address's lock) and keeps it, and its address, while its claim
+	// exists and, once the claim is gone, until it is released.
 	AddressFinalizer = "ipam.cluster.x-k8s.io/ProtectAddress"
 
 	// PoolFinalizer keeps a pool while IPAddresses of it exist.

@@ -141,5 +141,10 @@ func (r *claimReconciler) unlockHeld(ctx context.Context, ip *ipamv1.IPAddress) 
 	if l.Spec.HolderNamespace != ip.Namespace || l.Spec.HolderName != ip.Name || lockKey(l) != poolOf(ip) {
 		return nil
 	}
+	if ip.DeletionTimestamp != nil && l.CreationTimestamp.After(ip.DeletionTimestamp.Time) {
+		// Taken after ip was deleted: a new claim's of ip's name, ip
+		// released meanwhile by another process.
+		return nil
+	}
 	return r.unlock(ctx, l)
 }

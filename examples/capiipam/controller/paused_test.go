@@ -51,9 +51,7 @@ func TestPaused(t *testing.T) {
 	never(t, 2*time.Second, "a paused claim is touched", func() (bool, string) {
 		for _, cl := range claims {
 			get(t, c, cl)
-			// A paused pool is seen after the claim's finalizer is set,
-			// as in the in-cluster provider.
-			if (len(cl.Finalizers) > 0 && cl != claimPausedPool) || len(cl.Status.Conditions) > 0 {
+			if len(cl.Finalizers) > 0 || len(cl.Status.Conditions) > 0 {
 				return true, cl.Name + " has finalizers or status"
 			}
 			if get(t, c, &ipamv1.IPAddress{ObjectMeta: metaOf(ns, cl.Name)}) {

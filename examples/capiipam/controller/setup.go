@@ -42,7 +42,9 @@ type Options struct {
 // The permissions the reconcilers need (config/rbac/role.yaml is generated
 // from these markers; leases are for -leader-elect; the finalizers
 // subresources let an IPAddress block its claim's and pool's deletion
-// where the OwnerReferencesPermissionEnforcement admission plugin runs):
+// where the OwnerReferencesPermissionEnforcement admission plugin runs;
+// update on ipaddressclaims removes the ReleaseAddress finalizer that
+// older versions and the in-cluster provider put on claims):
 //
 // +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetippools;globalvmnetippools,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetippools/status;globalvmnetippools/status,verbs=get;update
@@ -129,6 +131,17 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 	err = b.WithOptions(opts.ClaimController()).Complete(claims)
 	if err != nil {
 		return "", fmt.Errorf("set up IPAddressClaim controller: %w", err)
+	}
+
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("ipaddress").
+		For(&ipamv1.IPAddress{}, builder.WithPredicates(releaseEvents{})).
+		Watches(&ipamv1.IPAddressClaim{}, handler.EnqueueRequestsFromMapFunc(addressOfClaim), builder.WithPredicates(claimDeleted)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(addressesOfCluster(mgr.GetClient())), builder.WithPredicates(pausedChanged{})).
+		WithOptions(opts.ClaimController()).
+		Complete(&addressReconciler{claims: claims})
+	if err != nil {
+		return "", fmt.Errorf("set up IPAddress controller: %w", err)
 	}
 	return opts.Epoch, nil
 }

@@ -1,0 +1,127 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
+)
+
+// TestReleaseClusterPaused: the IPAddress of a claim deleted while its
+// Cluster is paused is deleted (as the garbage collector would) but not
+// released: its finalizer, its lock and its address stay until the
+// Cluster is unpaused. The IPAddress carries the Cluster's name (the
+// claim's spec.clusterName) in its cluster-name label: the claim is gone.
+func TestReleaseClusterPaused(t *testing.T) {
+	cfg := apiServer(t)
+	c := kubetest.NewClient(t, cfg, scheme)
+	ctx := context.Background()
+	ns := kubetest.CreateNamespace(t, c, "releasepaused")
+	startManager(t, cfg, ns, "epoch-releasepaused", nil)
+	cluster := &clusterv1.Cluster{ObjectMeta: metaOf(ns, "workload"), Spec: clusterv1.ClusterSpec{Paused: ptr.To(false)}}
+	claim := newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "net"))
+	claim.Spec.ClusterName = cluster.Name
+	create(t, c, cluster, newPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.6.0.1-10.6.0.4"}, Prefix: 24}), claim)
+	ip := waitAddress(t, c, ns, "m")
+	if got := ip.Labels[controller.ClusterNameLabel]; got != cluster.Name {
+		t.Errorf("IPAddress cluster-name label %q, want %q", got, cluster.Name)
+	}
+
+	get(t, c, cluster)
+	cluster.Spec.Paused = ptr.To(true)
+	if err := c.Update(ctx, cluster); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, claim); err != nil {
+		t.Fatal(err)
+	}
+	kubetest.Eventually(t, 10*time.Second, "IPAddress deleted, kept by its finalizer", func() (bool, string) {
+		return get(t, c, ip) && !ip.DeletionTimestamp.IsZero(), fmt.Sprintf("deletionTimestamp %v", ip.DeletionTimestamp)
+	})
+	never(t, 2*time.Second, "released while the Cluster is paused", func() (bool, string) {
+		return !get(t, c, ip.DeepCopy()) || len(locksOf(t, c, ns)) == 0, "IPAddress or lock gone"
+	})
+	get(t, c, cluster)
+	cluster.Spec.Paused = ptr.To(false)
+	if err := c.Update(ctx, cluster); err != nil {
+		t.Fatal(err)
+	}
+	waitReleased(t, c, ns, nil, "m")
+}
+
+// TestReleaseRecreatedClaim: a claim deleted and made again under the same
+// name while the first one's IPAddress is kept for the reuse grace period
+// waits (Ready=False, AllocationFailed, saying why) until that IPAddress
+// is released, then gets an IPAddress of its own, owned by it.
+func TestReleaseRecreatedClaim(t *testing.T) {
+	cfg := apiServer(t)
+	c := kubetest.NewClient(t, cfg, scheme)
+	ctx := context.Background()
+	ns := kubetest.CreateNamespace(t, c, "recreated")
+	startManager(t, cfg, ns, "epoch-recreated", nil)
+	create(t, c, newPool(ns, "net", v1alpha1.PoolSpec{
+		Addresses: []string{"10.7.0.1-10.7.0.4"}, Prefix: 24, AddressReuseGracePeriodSeconds: ptr.To(int32(3)),
+	}), newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "net")))
+	first := waitAddress(t, c, ns, "m")
+	if err := c.Delete(ctx, &ipamv1.IPAddressClaim{ObjectMeta: metaOf(ns, "m")}); err != nil {
+		t.Fatal(err)
+	}
+	again := newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "net"))
+	create(t, c, again)
+	cond := waitReason(t, c, ns, "m", controller.ReasonAllocationFailed)
+	if !strings.Contains(cond.Message, "of an earlier claim of this name is being released") {
+		t.Errorf("Ready message %q", cond.Message)
+	}
+	ip := waitAddress(t, c, ns, "m")
+	if ip.UID == first.UID {
+		t.Fatalf("the new claim was given the first claim's IPAddress %s", ip.UID)
+	}
+	if ref := metav1.GetControllerOf(ip); ref == nil || ref.UID != again.UID {
+		t.Errorf("IPAddress controller owner %+v, want the new claim %s", ref, again.UID)
+	}
+	if got, want := locksOf(t, c, ns), []string{ip.Spec.Address + " m"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("locks %q, want %q", got, want)
+	}
+}
+
+// TestReleaseForeground: a claim deleted with foreground propagation stays
+// (the garbage collector's foregroundDeletion finalizer) until its
+// IPAddress is gone: the claim's own reconcile releases it. Envtest runs
+// no garbage collector, so the test removes that finalizer afterwards.
+func TestReleaseForeground(t *testing.T) {
+	cfg := apiServer(t)
+	c := kubetest.NewClient(t, cfg, scheme)
+	ctx := context.Background()
+	ns := kubetest.CreateNamespace(t, c, "foreground")
+	startManager(t, cfg, ns, "epoch-foreground", nil)
+	claim := newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "net"))
+	create(t, c, newPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.8.0.1-10.8.0.4"}, Prefix: 24}), claim)
+	waitAddress(t, c, ns, "m")
+	if err := c.Delete(ctx, claim, client.PropagationPolicy(metav1.DeletePropagationForeground)); err != nil {
+		t.Fatal(err)
+	}
+	if !get(t, c, claim) || claim.DeletionTimestamp.IsZero() {
+		t.Fatalf("claim after a foreground delete: %+v, want it kept, being deleted", claim.ObjectMeta)
+	}
+	waitReleased(t, c, ns, nil, "m")
+	get(t, c, claim)
+	claim.Finalizers = nil
+	if err := c.Update(ctx, claim); err != nil {
+		t.Fatal(err)
+	}
+	create(t, c, newClaim(ns, "next", poolRef(v1alpha1.PoolKind, "net")))
+	if got := waitAddress(t, c, ns, "next").Spec.Address; got != "10.8.0.1" {
+		t.Errorf("next claim got %s, want the freed 10.8.0.1", got)
+	}
+}
