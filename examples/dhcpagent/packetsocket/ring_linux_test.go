@@ -2,9 +2,11 @@ package packetsocket_test
 
 import (
 	"encoding/binary"
+	"errors"
 	"net"
 	"net/netip"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,5 +70,33 @@ func TestReadAcrossBlocks(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("round %d: read %d of %d datagrams in 10 s", round, seq.Load()-uint32(round*burst), burst)
 		}
+	}
+}
+
+// TestReadInterfaceGone deletes the interface a Read waits on: the read
+// returns the socket's error (ENETDOWN), as a recvfrom would, instead of
+// waiting on a ring nothing fills any more.
+func TestReadInterfaceGone(t *testing.T) {
+	netnstest.Require(t)
+	p := netnstest.NewPair(t, "52:54:00:10:00:04", "2001:db8:30::1/64")
+	var ps *packetsocket.Socket
+	if err := netnstest.In(p.ServerNS, func() (err error) { ps, err = packetsocket.Listen(p.ServerIf); return err }); err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	read := make(chan error, 1)
+	go func() {
+		_, err := ps.Read(make([]byte, 1500))
+		read <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // let the read wait in poll
+	netnstest.IP(t, "-n", p.ServerNS, "link", "del", p.ServerIf)
+	select {
+	case err := <-read:
+		if !errors.Is(err, syscall.ENETDOWN) {
+			t.Errorf("Read after the interface went: %v, want ENETDOWN", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Read still waiting 5 s after its interface was deleted")
 	}
 }

@@ -31,6 +31,7 @@ type Socket struct {
 	mu   sync.Mutex // one read at a time uses the fields below
 	ring *ring
 	pfd  [1]unix.PollFd
+	errn syscall.Errno         // what the last poll found pending
 	fn   func(fd uintptr) bool // poll, made once
 }
 
@@ -109,6 +110,9 @@ func (s *Socket) Read(b []byte) (Frame, error) {
 			if err := s.raw.Read(s.fn); err != nil {
 				return Frame{}, fmt.Errorf("packetsocket: read: %w", err)
 			}
+			if s.errn != 0 {
+				return Frame{}, fmt.Errorf("packetsocket: read: %w", os.NewSyscallError("poll", s.errn))
+			}
 			continue
 		}
 		pkt, sa := s.ring.frame()
@@ -126,10 +130,24 @@ func (s *Socket) Read(b []byte) (Frame, error) {
 }
 
 // poll waits in the kernel, at most wakeEvery, until the ring hands a
-// block over (or an error is pending); Read then looks again.
+// block over; Read then looks again. An error pending on the socket (the
+// interface went away: ENETDOWN) is taken into s.errn, for Read to
+// return, as a recvfrom would have.
 func (s *Socket) poll(fd uintptr) bool {
-	s.pfd[0] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN | unix.POLLERR}
-	unix.Poll(s.pfd[:], int(wakeEvery/time.Millisecond)) // EINTR or a timeout: Read looks again
+	s.errn = 0
+	s.pfd[0] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
+	n, err := unix.Poll(s.pfd[:], int(wakeEvery/time.Millisecond))
+	if err != nil || n == 0 || s.pfd[0].Revents&(unix.POLLERR|unix.POLLNVAL) == 0 {
+		return true // EINTR, a timeout or a block: Read looks again
+	}
+	s.errn = unix.EBADF
+	if s.pfd[0].Revents&unix.POLLERR != 0 {
+		if e, err := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_ERROR); err == nil && e != 0 {
+			s.errn = syscall.Errno(e)
+		} else {
+			s.errn = 0 // the error went meanwhile
+		}
+	}
 	return true
 }
 
