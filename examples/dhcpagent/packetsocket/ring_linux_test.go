@@ -14,6 +14,27 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/packetsocket"
 )
 
+// multicastPair is a packet socket on a veth's server end and a UDP
+// socket on port 546 at its client end (whose MAC is mac), both closed at
+// the end of the test, and where the client multicasts to the servers.
+func multicastPair(t *testing.T, mac string) (*packetsocket.Socket, *net.UDPConn, netip.AddrPort) {
+	t.Helper()
+	netnstest.Require(t)
+	p := netnstest.NewPair(t, mac, "2001:db8:30::1/64")
+	netnstest.LinkLocal(t, p.ClientNS, p.ClientIf)
+	var ps *packetsocket.Socket
+	if err := netnstest.In(p.ServerNS, func() (err error) { ps, err = packetsocket.Listen(p.ServerIf); return err }); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ps.Close() })
+	var client *net.UDPConn
+	if err := netnstest.In(p.ClientNS, func() (err error) { client, err = net.ListenUDP("udp6", &net.UDPAddr{Port: 546}); return err }); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return ps, client, netip.MustParseAddrPort("[ff02::1:2%" + p.ClientIf + "]:547")
+}
+
 // TestReadAcrossBlocks sends bursts of datagrams, each more than one
 // block of the receive ring holds (16 KiB), without reading while they
 // arrive: Read then returns every one, in order, whole, across the blocks
@@ -21,20 +42,7 @@ import (
 // than the ring has (256), so a block not given back would leave the
 // kernel no room and lose datagrams.
 func TestReadAcrossBlocks(t *testing.T) {
-	netnstest.Require(t)
-	p := netnstest.NewPair(t, "52:54:00:10:00:03", "2001:db8:30::1/64")
-	netnstest.LinkLocal(t, p.ClientNS, p.ClientIf)
-	var ps *packetsocket.Socket
-	if err := netnstest.In(p.ServerNS, func() (err error) { ps, err = packetsocket.Listen(p.ServerIf); return err }); err != nil {
-		t.Fatal(err)
-	}
-	defer ps.Close()
-	var client *net.UDPConn
-	if err := netnstest.In(p.ClientNS, func() (err error) { client, err = net.ListenUDP("udp6", &net.UDPAddr{Port: 546}); return err }); err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	to := netip.MustParseAddrPort("[ff02::1:2%" + p.ClientIf + "]:547")
+	ps, client, to := multicastPair(t, "52:54:00:10:00:03")
 
 	const burst, rounds, size = 100, 30, 200 // 100 x ~320 B frames: 2 blocks or more
 	msg := make([]byte, size)

@@ -160,21 +160,8 @@ func TestSocket(t *testing.T) {
 
 // TestReadAllocs: a Read of a waiting datagram allocates nothing.
 func TestReadAllocs(t *testing.T) {
-	netnstest.Require(t)
-	p := netnstest.NewPair(t, "52:54:00:10:00:02", "2001:db8:30::1/64")
-	netnstest.LinkLocal(t, p.ClientNS, p.ClientIf)
-	var ps *packetsocket.Socket
-	if err := netnstest.In(p.ServerNS, func() (err error) { ps, err = packetsocket.Listen(p.ServerIf); return err }); err != nil {
-		t.Fatal(err)
-	}
-	defer ps.Close()
-	var client *net.UDPConn
-	if err := netnstest.In(p.ClientNS, func() (err error) { client, err = net.ListenUDP("udp6", &net.UDPAddr{Port: 546}); return err }); err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	ps, client, to := multicastPair(t, "52:54:00:10:00:02")
 	const runs = 50
-	to := netip.MustParseAddrPort("[ff02::1:2%" + p.ClientIf + "]:547")
 	for range runs + 1 { // AllocsPerRun reads once more to warm up
 		if _, err := client.WriteToUDPAddrPort([]byte("solicit"), to); err != nil {
 			t.Fatal(err)
