@@ -84,7 +84,7 @@ func TestRestartKeepsBoundClaims(t *testing.T) {
 }
 
 // versions returns the resourceVersion of every claim in ns by name.
-func versions(t *testing.T, c client.Client, ns string) map[string]string {
+func versions(t testing.TB, c client.Client, ns string) map[string]string {
 	t.Helper()
 	var list ipamv1.IPAddressClaimList
 	if err := c.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
