@@ -121,7 +121,7 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 	})
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("ipaddressclaim").
-		For(&ipamv1.IPAddressClaim{}, builder.WithPredicates(ours, predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+		For(&ipamv1.IPAddressClaim{}, builder.WithPredicates(ours, notBoundAtStart, predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(claimsOfCluster(mgr.GetClient())),
 			builder.WithPredicates(pausedChanged{}))
 	for _, kind := range []string{v1alpha1.PoolKind, v1alpha1.GlobalPoolKind} {
@@ -224,11 +224,29 @@ func claimsOfPool(c client.Client, kind string) handler.MapFunc {
 		}
 		reqs := make([]reconcile.Request, 0, len(list.Items))
 		for _, item := range list.Items {
-			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: item.Namespace, Name: item.Name}})
+			if !bound(&item) {
+				reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: item.Namespace, Name: item.Name}})
+			}
 		}
 		return reqs
 	}
 }
+
+// bound reports whether claim is bound and not being deleted: nothing a
+// pool's change or a start asks of it (a bound claim keeps its address
+// whatever the pool's state), so neither queues it, and a new claim is
+// not served behind thousands of reconciles that would only confirm bound
+// ones (BenchmarkStartupBound). Its own changes still queue it.
+func bound(claim *ipamv1.IPAddressClaim) bool {
+	return claim.Status.AddressRef.Name != "" && claim.DeletionTimestamp.IsZero()
+}
+
+// notBoundAtStart drops the claims a start lists that are bound (see
+// bound).
+var notBoundAtStart = predicate.Funcs{CreateFunc: func(e event.CreateEvent) bool {
+	c, ok := e.Object.(*ipamv1.IPAddressClaim)
+	return !ok || !e.IsInInitialList || !bound(c)
+}}
 
 // claimsOfCluster maps a Cluster to the claims that name it.
 func claimsOfCluster(c client.Client) handler.MapFunc {
