@@ -38,13 +38,17 @@ func multicastPair(t *testing.T, mac string) (*packetsocket.Socket, *net.UDPConn
 // TestReadAcrossBlocks sends bursts of datagrams, each more than one
 // block of the receive ring holds (16 KiB), without reading while they
 // arrive: Read then returns every one, in order, whole, across the blocks
-// the kernel filled or closed on its timer. The bursts span more blocks
+// the kernel filled or closed on its timer. The bursts fill more blocks
 // than the ring has (256), so a block not given back would leave the
 // kernel no room and lose datagrams.
 func TestReadAcrossBlocks(t *testing.T) {
 	ps, client, to := multicastPair(t, "52:54:00:10:00:03")
 
-	const burst, rounds, size = 100, 30, 200 // 100 x ~320 B frames: 2 blocks or more
+	// A 1,000-byte message takes 1,152 bytes of the ring (headers,
+	// sockaddr_ll, alignment): 14 fit a 16 KiB block, so a burst of 100
+	// fills 8 blocks or more (the timer closes some early), and 40 bursts
+	// at least 320, over the ring's 256.
+	const burst, rounds, size = 100, 40, 1000
 	msg := make([]byte, size)
 	buf := make([]byte, 1500)
 	var seq atomic.Uint32 // read by the timeout report while the reader runs
