@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -154,7 +155,10 @@ func watchAddressRefs(t testing.TB, cfg *rest.Config, ns string) *addressRefs {
 			for _, cl := range list.Items {
 				a.seen(&cl)
 			}
-			w, err := c.Watch(ctx, &ipamv1.IPAddressClaimList{}, client.InNamespace(ns))
+			// From the List's resourceVersion: without one the API server
+			// would send every claim again, loading the start measured.
+			w, err := c.Watch(ctx, &ipamv1.IPAddressClaimList{}, client.InNamespace(ns),
+				&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}})
 			if err == nil {
 				for ev := range w.ResultChan() {
 					if cl, ok := ev.Object.(*ipamv1.IPAddressClaim); ok {
