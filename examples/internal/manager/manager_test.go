@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
@@ -44,10 +46,32 @@ func TestOptions(t *testing.T) {
 			if diff := cmp.Diff(tt.want, g); diff != "" {
 				t.Errorf("Options (-want +got):\n%s", diff)
 			}
+			if o.Cache.DefaultTransform == nil {
+				t.Error("Options: no cache transform; want managedFields stripped (TestCacheOptions)")
+			}
 			if o.LeaderElectionID != "id" || !o.LeaderElectionReleaseOnCancel {
 				t.Errorf("leader election id %q, release on cancel %v; want %q, true", o.LeaderElectionID, o.LeaderElectionReleaseOnCancel, "id")
 			}
 		})
+	}
+}
+
+// TestCacheOptions: the cache keeps no managedFields, and the rest of an
+// object as it came.
+func TestCacheOptions(t *testing.T) {
+	obj := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", Labels: map[string]string{"k": "v"},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationUpdate}}},
+		Data: map[string]string{"x": "y"},
+	}
+	want := obj.DeepCopy()
+	want.ManagedFields = nil
+	got, err := CacheOptions("").DefaultTransform(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("DefaultTransform (-want +got):\n%s", diff)
 	}
 }
 
