@@ -135,7 +135,7 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 
 	err = ctrl.NewControllerManagedBy(mgr).
 		Named("ipaddress").
-		For(&ipamv1.IPAddress{}, builder.WithPredicates(releaseEvents{})).
+		Watches(&ipamv1.IPAddress{}, laterAtStart{}, builder.WithPredicates(releaseEvents{})).
 		Watches(&ipamv1.IPAddressClaim{}, handler.EnqueueRequestsFromMapFunc(addressOfClaim), builder.WithPredicates(claimDeleted)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(addressesOfCluster(mgr.GetClient())), builder.WithPredicates(pausedChanged{})).
 		WithOptions(opts.ClaimController()).
@@ -219,7 +219,7 @@ const countsDelay = time.Second
 func claimsOfPool(c client.Client, kind string) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var list ipamv1.IPAddressClaimList
-		if err := c.List(ctx, &list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{claimPoolIndex: indexValue(kind, obj.GetName())}); err != nil {
+		if err := c.List(ctx, &list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{claimPoolIndex: indexValue(kind, obj.GetName())}, client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		reqs := make([]reconcile.Request, 0, len(list.Items))
@@ -252,7 +252,7 @@ var notBoundAtStart = predicate.Funcs{CreateFunc: func(e event.CreateEvent) bool
 func claimsOfCluster(c client.Client) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var list ipamv1.IPAddressClaimList
-		if err := c.List(ctx, &list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{claimClusterIdx: obj.GetName()}); err != nil {
+		if err := c.List(ctx, &list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{claimClusterIdx: obj.GetName()}, client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		reqs := make([]reconcile.Request, 0, len(list.Items))
