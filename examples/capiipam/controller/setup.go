@@ -215,7 +215,10 @@ func (h addressEvents) seen(obj client.Object, exists bool, q queue) {
 // reconciler updates the in-memory pool itself.
 const countsDelay = time.Second
 
-// claimsOfPool maps a pool of kind to the claims that name it.
+// claimsOfPool maps a pool of kind to the claims that name it. It reads
+// the cached claims without copying them (UnsafeDisableDeepCopy: it only
+// reads), as the other maps here do: a pool's change would otherwise copy
+// every claim of the pool.
 func claimsOfPool(c client.Client, kind string) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var list ipamv1.IPAddressClaimList
