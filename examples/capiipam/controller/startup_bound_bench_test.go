@@ -82,10 +82,10 @@ func BenchmarkStartupBound(b *testing.B) {
 }
 
 // startRounds is how many times BenchmarkStartupBound starts a provider
-// on the same bound claims. The first start after the binding has been
-// the slowest (the API server spent about 3.5 s more CPU on it, for a
-// reason not found); the median of three is what a restart costs, each
-// start is logged.
+// on the same bound claims. Now and then one start is much slower than
+// the others (the API server spent about 3.5 s more CPU on it, for a
+// reason not found), so the median of three is reported and each start
+// is logged.
 const startRounds = 3
 
 // timeList times a bare paginated List (500 a page) of list's kind in ns,
