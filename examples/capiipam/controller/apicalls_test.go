@@ -24,8 +24,8 @@ import (
 // read from its /metrics.
 type apiCalls map[string]float64
 
-// readAPICalls reads the API server's request counts.
-func readAPICalls(t testing.TB, cfg *rest.Config) apiCalls {
+// apiServerMetrics returns the API server's /metrics text.
+func apiServerMetrics(t testing.TB, cfg *rest.Config) string {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -35,8 +35,14 @@ func readAPICalls(t testing.TB, cfg *rest.Config) apiCalls {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return string(raw)
+}
+
+// readAPICalls reads the API server's request counts.
+func readAPICalls(t testing.TB, cfg *rest.Config) apiCalls {
+	t.Helper()
 	calls := apiCalls{}
-	sc := bufio.NewScanner(strings.NewReader(string(raw)))
+	sc := bufio.NewScanner(strings.NewReader(apiServerMetrics(t, cfg)))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()

@@ -132,6 +132,7 @@ func heapAfterGC() uint64 {
 type addressRefs struct {
 	mu    sync.Mutex
 	bound map[string]chan struct{}
+	stop  func() // ends the watch; t.Cleanup also does
 }
 
 // watchAddressRefs starts following the claims of ns; a watch the API
@@ -143,9 +144,9 @@ func watchAddressRefs(t testing.TB, cfg *rest.Config, ns string) *addressRefs {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &addressRefs{bound: map[string]chan struct{}{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	a := &addressRefs{bound: map[string]chan struct{}{}, stop: cancel}
 	var list ipamv1.IPAddressClaimList
 	if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
 		t.Fatal(err)
