@@ -1,17 +1,13 @@
 package controller_test
 
 import (
-	"bufio"
-	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
@@ -24,44 +20,13 @@ import (
 // read from its /metrics.
 type apiCalls map[string]float64
 
-// apiServerMetrics returns the API server's /metrics text.
-func apiServerMetrics(t testing.TB, cfg *rest.Config) string {
-	t.Helper()
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(raw)
-}
-
 // readAPICalls reads the API server's request counts.
 func readAPICalls(t testing.TB, cfg *rest.Config) apiCalls {
 	t.Helper()
 	calls := apiCalls{}
-	sc := bufio.NewScanner(strings.NewReader(apiServerMetrics(t, cfg)))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		metric, rest, ok := strings.Cut(line, "{")
-		if !ok || (metric != "apiserver_request_total" && metric != "apiserver_request_duration_seconds_sum") {
-			continue
-		}
-		labels, value, ok := strings.Cut(rest, "} ")
-		if !ok {
-			continue
-		}
-		v, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			continue
-		}
-		l := map[string]string{}
-		for _, kv := range strings.Split(labels, ",") {
-			k, val, _ := strings.Cut(kv, "=")
-			l[k] = strings.Trim(val, `"`)
+	metricSamples(apiServerMetrics(t, cfg), func(metric string, l map[string]string, v float64) {
+		if metric != "apiserver_request_total" && metric != "apiserver_request_duration_seconds_sum" {
+			return
 		}
 		key := l["verb"] + " " + l["resource"]
 		if l["subresource"] != "" {
@@ -71,7 +36,7 @@ func readAPICalls(t testing.TB, cfg *rest.Config) apiCalls {
 			key = "seconds " + key
 		}
 		calls[key] += v
-	}
+	})
 	return calls
 }
 

@@ -1,10 +1,7 @@
 package controller_test
 
 import (
-	"bufio"
 	"fmt"
-	"strconv"
-	"strings"
 	"testing"
 
 	"k8s.io/client-go/rest"
@@ -27,34 +24,21 @@ type apiServerCPU struct {
 // metric is missing.
 func readAPIServerCPU(t testing.TB, cfg *rest.Config) apiServerCPU {
 	t.Helper()
-	want := map[string]*float64{}
 	var a apiServerCPU
-	want["process_cpu_seconds_total"] = &a.cpu
-	want["go_cpu_classes_gc_total_cpu_seconds_total"] = &a.gc
-	want["go_gc_cycles_total_gc_cycles_total"] = &a.cycles
-	want["go_gc_heap_live_bytes"] = &a.liveBytes
-	sc := bufio.NewScanner(strings.NewReader(apiServerMetrics(t, cfg)))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), " ")
-		if strings.HasPrefix(name, "apiserver_storage_consistency_checks_total{") {
-			name, value, ok = strings.Cut(sc.Text(), "} ")
-			v, err := strconv.ParseFloat(value, 64)
-			if !ok || err != nil {
-				t.Fatalf("API server metric %s: %q", name, value)
-			}
-			a.checks += v
-			continue
-		}
-		if p := want[name]; ok && p != nil {
-			v, err := strconv.ParseFloat(value, 64)
-			if err != nil {
-				t.Fatalf("API server metric %s: %v", name, err)
-			}
+	want := map[string]*float64{
+		"process_cpu_seconds_total":                 &a.cpu,
+		"go_cpu_classes_gc_total_cpu_seconds_total": &a.gc,
+		"go_gc_cycles_total_gc_cycles_total":        &a.cycles,
+		"go_gc_heap_live_bytes":                     &a.liveBytes,
+	}
+	metricSamples(apiServerMetrics(t, cfg), func(name string, _ map[string]string, v float64) {
+		if name == "apiserver_storage_consistency_checks_total" {
+			a.checks += v // one series a resource and status
+		} else if p := want[name]; p != nil {
 			*p = v
 			delete(want, name)
 		}
-	}
+	})
 	for name := range want {
 		t.Fatalf("API server metric %s: missing", name)
 	}

@@ -90,14 +90,15 @@ func BenchmarkStartupBound(b *testing.B) {
 }
 
 // startRounds is how many times BenchmarkStartupBound starts a provider
-// on the same bound claims. The starts scatter (0.7x to 2.8x the List
-// here) with the API server's own work: a fast start costs it about 2 s of
-// CPU, nearly all serving the two Lists; a slow one 1.5 to 5 s more, when a
-// cycle of its garbage collector runs in it (its heap holds every claim,
-// IPAddress and lock as unstructured objects: 2 to 2.5 GB live after the
-// binding, 4 to 5 s of CPU a cycle). So the median of five is reported, and
-// each start is logged with the API server's CPU and the collector's
-// cycles that ended in it (apiServerCPU), and the cycles are reported.
+// on the same bound claims. The starts scatter (0.7x to 3x the List here)
+// with the API server's own work: a fast start costs it about 2 s of CPU,
+// nearly all serving the two Lists; a slow one 1.5 to 5 s more, and where
+// the cycles were seen, a cycle of its garbage collector ended in each slow
+// start (its heap holds every claim, IPAddress and lock as unstructured
+// objects: 2 to 2.5 GB live after the binding, 4 to 5.5 s of CPU a cycle;
+// docs/performance.md, "a start with bound claims"). So the median of five
+// is reported, and each start is logged with the API server's CPU and the
+// collector's cycles that ended in it (apiServerCPU).
 const startRounds = 5
 
 // timeList times a bare paginated List (500 a page) of list's kind in ns,
