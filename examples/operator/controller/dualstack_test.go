@@ -156,7 +156,7 @@ func TestDualStackRestart(t *testing.T) {
 	events, stopWatch := recordPools(t, c, ns)
 	second := startManager(t, cfg, ns, "epoch-dual-second", nil)
 	waitPoolsReady(t, c, ns, second.epoch, "dual")
-	stopWatch()
+	stopWatch(second.epoch, "dual")
 	want := []poolEvent{
 		{"dual", "True", "CacheBuilt", first.epoch},
 		{"dual", "False", "OwnerRestarted", second.epoch},

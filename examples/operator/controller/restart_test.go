@@ -64,8 +64,11 @@ type poolEvent struct {
 }
 
 // recordPools watches the IPPools of ns and records their CacheReady
-// condition at every change, until the returned stop is called.
-func recordPools(t *testing.T, c client.WithWatch, ns string) (events func() []poolEvent, stop func()) {
+// condition at every change. The returned stopAt waits until the watch has
+// recorded CacheReady=True for epoch on each named pool, then stops it: a
+// watch event can arrive after a Get has already returned the object, so a
+// watch stopped as soon as a Get sees the pool Ready may lose the last event.
+func recordPools(t *testing.T, c client.WithWatch, ns string) (events func() []poolEvent, stopAt func(epoch string, names ...string)) {
 	t.Helper()
 	w, err := c.Watch(context.Background(), &v1alpha1.IPPoolList{}, client.InNamespace(ns))
 	if err != nil {
@@ -97,7 +100,19 @@ func recordPools(t *testing.T, c client.WithWatch, ns string) (events func() []p
 		defer mu.Unlock()
 		return append([]poolEvent(nil), got...)
 	}
-	return events, func() { w.Stop(); <-done }
+	return events, func(epoch string, names ...string) {
+		t.Helper()
+		defer func() { w.Stop(); <-done }()
+		kubetest.Eventually(t, 30*time.Second, "the watch to record CacheReady=True for epoch "+epoch, func() (bool, string) {
+			got := events()
+			for _, name := range names {
+				if !hasLast(got, poolEvent{name, "True", "CacheBuilt", epoch}) {
+					return false, fmt.Sprintf("pool %s: recorded %v", name, got)
+				}
+			}
+			return true, ""
+		})
+	}
 }
 
 // hasLast reports whether e repeats the last event recorded for its pool.
@@ -146,7 +161,7 @@ func TestRestart(t *testing.T) {
 	events, stopWatch := recordPools(t, c, ns)
 	second := startManager(t, cfg, ns, "epoch-second", nil)
 	waitPoolsReady(t, c, ns, second.epoch, "net4", "net6")
-	stopWatch()
+	stopWatch(second.epoch, "net4", "net6")
 	t.Logf("restart: both pools rebuilt and Ready in %v", time.Since(step).Round(time.Millisecond))
 	for _, name := range []string{"net4", "net6"} {
 		var seq []poolEvent
