@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,13 +32,18 @@ import (
 // the path.
 func (r *claimReconciler) create(ctx context.Context, claim *ipamv1.IPAddressClaim, key poolKey, pool v1alpha1.Pool, e *poolEntry) (*ipamv1.IPAddress, *failure, error) {
 	owner := claim.Namespace + "/" + claim.Name
-	addr, prefix, f := e.reserve(key, owner)
+	addr, prefix, f := e.reserve(key, owner, r.now())
 	if f != nil {
 		return nil, f, nil
 	}
-	l, err := r.lock(ctx, key, e, addr, client.ObjectKeyFromObject(claim))
+	l, heldBy, err := r.lock(ctx, key, addr, client.ObjectKeyFromObject(claim))
 	if l == nil {
 		e.settle(owner, addr, false, netip.Addr{})
+		if heldBy != "" {
+			// Marked once settle has freed it: a mark on the address
+			// still reserved for owner would not take.
+			e.markLocked(addr, heldBy)
+		}
 		return nil, nil, err
 	}
 	ip, created, err := r.createAddress(ctx, claim, key, pool, addr, prefix)
@@ -67,8 +73,11 @@ func (r *claimReconciler) create(ctx context.Context, claim *ipamv1.IPAddressCla
 
 // reserve allocates an address for owner from e's pool and records it as
 // pending until settle; it returns the address and the pool's prefix
-// length, or the failure to tell the claim (nothing then is reserved).
-func (e *poolEntry) reserve(key poolKey, owner string) (netip.Addr, int, *failure) {
+// length, or the failure to tell the claim (nothing then is reserved). A
+// pool found exhausted is resynced first if one is due (resyncDue), so
+// that the marks of locks found (markLocked) do not outlive their locks
+// when nothing else changes the pool: a lock still there is found again.
+func (e *poolEntry) reserve(key poolKey, owner string, now time.Time) (netip.Addr, int, *failure) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.ready() {
@@ -79,6 +88,9 @@ func (e *poolEntry) reserve(key poolKey, owner string) (netip.Addr, int, *failur
 		return netip.Addr{}, 0, &failure{ReasonPoolNotReady, fmt.Sprintf("%s: cache not ready in this process (%s)", key, reason)}
 	}
 	addr, err := e.pool.Allocate(owner)
+	if errors.Is(err, ipam.ErrExhausted) && e.resyncDue(now) {
+		addr, err = e.pool.Allocate(owner)
+	}
 	switch {
 	case errors.Is(err, ipam.ErrExhausted):
 		return netip.Addr{}, 0, &failure{ReasonPoolExhausted, fmt.Sprintf("%s: no free address", key)}
@@ -174,7 +186,7 @@ func (r *claimReconciler) commitLegacy(ctx context.Context, key poolKey, e *pool
 	if err != nil {
 		return false, fmt.Errorf("IPAddress %s/%s: %w", ip.Namespace, ip.Name, err)
 	}
-	l, err := r.lock(ctx, key, e, addr, client.ObjectKeyFromObject(ip))
+	l, heldBy, err := r.lock(ctx, key, addr, client.ObjectKeyFromObject(ip))
 	if err != nil {
 		return false, err
 	}
@@ -208,6 +220,9 @@ func (r *claimReconciler) commitLegacy(ctx context.Context, key poolKey, e *pool
 			e.added(o, addr)
 		}
 		e.mu.Unlock()
+		if heldBy != "" {
+			e.markLocked(addr, heldBy)
+		}
 		return false, nil
 	}
 	controllerutil.AddFinalizer(ip, AddressFinalizer)

@@ -55,8 +55,10 @@
 // its IPAddress gets the IPAddress anyway, owned by a UID that is gone,
 // which is then released like any other. A process stopped between a lock
 // and its IPAddress leaves the lock, which stays (its holder may be a
-// create in flight) until a claim of the holder's name takes it again or
-// the pool goes, as before.
+// create in flight) until a claim of the holder's name takes it again,
+// the pool goes, or someone deletes it; meanwhile claims take other
+// addresses, and try that one again only when the pool is exhausted and
+// a resync is due (TestLeftoverLocks).
 //
 // # Consistency
 //

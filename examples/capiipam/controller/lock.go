@@ -54,43 +54,37 @@ func lockKey(l *v1alpha1.VMNetIPAddressLock) poolKey {
 }
 
 // lock creates the lock of addr in the pool key for the IPAddress holder
-// and returns it, or nil when another IPAddress holds it. A lock found
-// created for holder before (a retry, another process serving the same
-// claim) is holder's. When another holds it, the address is marked taken
-// in e's pool (until its next resync) so that the claim picks another; a
+// and returns it; or, when another IPAddress holds it, nil and that
+// holder's namespace/name, for the caller to mark the address taken once
+// it has let go of it itself (markLocked). A lock found created for holder
+// before (a retry, another process serving the same claim) is holder's. A
 // lock whose holder holds another address, or none in that pool (a
-// process stopped between its lock and its IPAddress), is deleted and the
-// claim picks again.
-func (r *claimReconciler) lock(ctx context.Context, key poolKey, e *poolEntry, addr netip.Addr, holder types.NamespacedName) (*v1alpha1.VMNetIPAddressLock, error) {
-	l := newLock(key, addr, holder)
-	err := r.client.Create(ctx, l)
+// process stopped between its lock and its IPAddress), is deleted: nil
+// and no holder, and the claim picks again.
+func (r *claimReconciler) lock(ctx context.Context, key poolKey, addr netip.Addr, holder types.NamespacedName) (l *v1alpha1.VMNetIPAddressLock, heldBy string, err error) {
+	l = newLock(key, addr, holder)
+	err = r.client.Create(ctx, l)
 	if err == nil {
-		return l, nil
+		return l, "", nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
-		return nil, err
+		return nil, "", err
 	}
 	existing := &v1alpha1.VMNetIPAddressLock{}
 	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(l), existing); err != nil {
-		return nil, client.IgnoreNotFound(err) // deleted meanwhile: pick again
+		return nil, "", client.IgnoreNotFound(err) // deleted meanwhile: pick again
 	}
 	if existing.Spec.HolderNamespace == holder.Namespace && existing.Spec.HolderName == holder.Name && lockKey(existing) == key {
-		return existing, nil
+		return existing, "", nil
 	}
 	stale, err := r.staleLock(ctx, existing)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if stale {
-		return nil, r.unlock(ctx, existing)
+		return nil, "", r.unlock(ctx, existing)
 	}
-	e.mu.Lock()
-	e.dirty = true // a resync drops the mark
-	if e.pool != nil {
-		_ = e.pool.AllocateAddr(addr, lockMark(existing.Spec.HolderNamespace+"/"+existing.Spec.HolderName, addr))
-	}
-	e.mu.Unlock()
-	return nil, nil
+	return nil, existing.Spec.HolderNamespace + "/" + existing.Spec.HolderName, nil
 }
 
 // staleLock reports whether l's holder, read from the API server, exists

@@ -66,12 +66,14 @@ type poolEntry struct {
 const resyncEvery = 10 * time.Second
 
 // resyncDue runs resync if the pool changed since the last one and that
-// one is resyncEvery old.
-func (e *poolEntry) resyncDue(now time.Time) {
-	if e.dirty && now.Sub(e.resynced) >= resyncEvery {
-		e.resync()
-		e.resynced, e.dirty = now, false
+// one is resyncEvery old, and reports whether it ran.
+func (e *poolEntry) resyncDue(now time.Time) bool {
+	if !e.dirty || now.Sub(e.resynced) < resyncEvery {
+		return false
 	}
+	e.resync()
+	e.resynced, e.dirty = now, false
+	return true
 }
 
 // resyncWait returns how long until a resync the pool's changes wait for
@@ -142,6 +144,21 @@ func (e *poolEntry) added(owner string, addr netip.Addr) {
 // names the address too: a holder may have two locks for a moment (two
 // processes serving its claim), and a pool owner holds one address.
 func lockMark(holder string, addr netip.Addr) string { return "lock:" + holder + "@" + addr.String() }
+
+// markLocked marks addr taken in the pool by the lock of holder (an
+// IPAddress's namespace/name) that this process found but whose IPAddress
+// it has not seen, so that claims pick other addresses until the next
+// resync drops the mark or holder's IPAddress shows (hold). An address
+// held meanwhile (by an IPAddress, or reserved for a claim) is left as it
+// is.
+func (e *poolEntry) markLocked(addr netip.Addr, holder string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.dirty = true // a resync drops the mark
+	if e.pool != nil {
+		_ = e.pool.AllocateAddr(addr, lockMark(holder, addr))
+	}
+}
 
 // hold allocates addr to owner in the pool. An address outside the range
 // is left out: it cannot be handed out anyway. An address held by another

@@ -104,8 +104,9 @@ func TestPoolEntryRapid(t *testing.T) {
 				if len(m.holders(a)) > 0 || m.objects[h].IsValid() || m.pending[h].IsValid() {
 					t.Skip("an IPAddress or create names it, or the holder has its IPAddress")
 				}
-				if err := e.pool.AllocateAddr(a, lockMark(h, a)); err != nil {
-					t.Fatal(err)
+				e.markLocked(a, h)
+				if held, _ := e.pool.Lookup(a); held != lockMark(h, a) {
+					t.Fatalf("markLocked(%s, %s) left it held by %q", a, h, held)
 				}
 				m.marks[a] = h
 			},
@@ -156,6 +157,21 @@ func TestPoolEntryRapid(t *testing.T) {
 				delete(m.pending, o)
 				e.settle(o, a, false, netip.Addr{})
 			},
+			// The create found the address locked by another's lock: the
+			// claim lets go of it, then marks it taken (create's order).
+			"create lost the lock": func(t *rapid.T) {
+				o, h := owner.Draw(t, "owner"), owner.Draw(t, "holder")
+				a, ok := m.pending[o]
+				if !ok || h == o {
+					t.Skip("no create in flight, or the claim's own lock")
+				}
+				delete(m.pending, o)
+				e.settle(o, a, false, netip.Addr{})
+				e.markLocked(a, h)
+				if e.pool.Check(a) == nil && len(m.holders(a)) == 0 {
+					m.marks[a] = h
+				}
+			},
 			// The create found the claim's IPAddress made by another process.
 			"create already exists": func(t *rapid.T) {
 				o := owner.Draw(t, "owner")
@@ -194,6 +210,13 @@ func TestPoolEntryRapid(t *testing.T) {
 						if !m.may(held, a) {
 							t.Fatalf("%s is held by %s, not by one of %v", a, held, m.holders(a))
 						}
+					}
+				}
+				for a, h := range m.marks {
+					if held, ok := e.pool.Lookup(a); !ok {
+						t.Fatalf("%s, found locked by %s's lock, is free in the pool", a, h)
+					} else if !m.may(held, a) {
+						t.Fatalf("%s is held by %s, not by one of %v", a, held, m.holders(a))
 					}
 				}
 				_, used, _, out, _ := e.counts()
