@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/conditions"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/internal/conflict"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/kube"
 )
@@ -204,7 +206,7 @@ func (r *claimReconciler) ready(ctx context.Context, claim *ipamv1.IPAddressClai
 	upd := claim.DeepCopy()
 	upd.Status.AddressRef = ipamv1.IPAddressReference{Name: ip.Name}
 	r.setReady(upd, conditions.ConditionTrue, ReasonAllocated, fmt.Sprintf("%s/%d", ip.Spec.Address, derefPrefix(ip.Spec.Prefix)))
-	return reconcile.Result{}, r.writeStatus(ctx, claim, upd)
+	return conflict.Requeue(r.writeStatus(ctx, claim, upd))
 }
 
 // fail writes Ready=False with f, and no addressRef.
@@ -212,7 +214,7 @@ func (r *claimReconciler) fail(ctx context.Context, claim *ipamv1.IPAddressClaim
 	upd := claim.DeepCopy()
 	upd.Status.AddressRef = ipamv1.IPAddressReference{}
 	r.setReady(upd, conditions.ConditionFalse, f.reason, f.message)
-	return reconcile.Result{}, r.writeStatus(ctx, claim, upd)
+	return conflict.Requeue(r.writeStatus(ctx, claim, upd))
 }
 
 // wait is fail, retried after r.waiting.
@@ -229,13 +231,26 @@ func (r *claimReconciler) setReady(claim *ipamv1.IPAddressClaim, status conditio
 	}, r.now())
 }
 
-// writeStatus writes upd's status if it differs from claim's, as a merge
-// patch: only this provider writes a claim's status.
+// writeStatus writes upd's status if it differs from claim's: only this
+// provider writes a claim's status. The patch tests the claim's UID, so a
+// status meant for a claim that was deleted and made again under its name
+// meanwhile does not land on the new one (whose reconcile writes its
+// own): that is a Conflict, and NotFound the claim gone, for
+// conflict.Requeue. No resourceVersion is needed.
 func (r *claimReconciler) writeStatus(ctx context.Context, claim, upd *ipamv1.IPAddressClaim) error {
 	if equality.Semantic.DeepEqual(claim.Status, upd.Status) {
 		return nil
 	}
-	return client.IgnoreNotFound(r.client.Status().Patch(ctx, upd, client.MergeFrom(claim)))
+	status, err := json.Marshal(upd.Status)
+	if err != nil {
+		return err
+	}
+	patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/uid","value":%q},{"op":"add","path":"/status","value":%s}]`, claim.UID, status)
+	err = r.client.Status().Patch(ctx, upd, client.RawPatch(types.JSONPatchType, []byte(patch)))
+	if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || isUnprocessable(err) {
+		return apierrors.NewConflict(ipamv1.GroupVersion.WithResource("ipaddressclaims").GroupResource(), claim.Name, err)
+	}
+	return err
 }
 
 // clusterPaused reports whether the claim's Cluster is paused. A claim

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
@@ -124,4 +126,98 @@ func TestReleaseForeground(t *testing.T) {
 	if got := waitAddress(t, c, ns, "next").Spec.Address; got != "10.8.0.1" {
 		t.Errorf("next claim got %s, want the freed 10.8.0.1", got)
 	}
+}
+
+// TestRecreatedMidReconcile: a claim deleted and made again under its name
+// while the provider serves the first (between its IPAddress's create and
+// its status write). The status meant for the first must not land on the
+// second: that would show the second Ready with an IPAddress it does not
+// own, which is then released (and its address handed out again). The
+// second claim's Ready goes False while the first's IPAddress is released,
+// then True with its own, and never True before.
+func TestRecreatedMidReconcile(t *testing.T) {
+	cfg := apiServer(t)
+	c := kubetest.NewClient(t, cfg, scheme)
+	ctx := context.Background()
+	ns := kubetest.CreateNamespace(t, c, "midreconcile")
+	w, err := c.Watch(ctx, &ipamv1.IPAddressClaimList{}, client.InNamespace(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// readies records, for each UID of claim m, its Ready condition at
+	// every change of it.
+	var (
+		mu      sync.Mutex
+		readies = map[types.UID][]string{}
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			cl, ok := ev.Object.(*ipamv1.IPAddressClaim)
+			if !ok || cl.Name != "m" {
+				continue
+			}
+			cond, ok := readyCondition(cl)
+			if !ok {
+				continue
+			}
+			r := string(cond.Status) + "/" + cond.Reason
+			mu.Lock()
+			if seq := readies[cl.UID]; len(seq) == 0 || seq[len(seq)-1] != r {
+				readies[cl.UID] = append(seq, r)
+			}
+			mu.Unlock()
+		}
+	}()
+	defer func() { w.Stop(); <-done }()
+
+	var (
+		once    sync.Once
+		hooked  = make(chan struct{}) // closed once second and hookErr are set
+		second  *ipamv1.IPAddressClaim
+		hookErr error
+	)
+	hook := func(obj client.Object, err error) {
+		if ip, ok := obj.(*ipamv1.IPAddress); ok && err == nil && ip.Namespace == ns && ip.Name == "m" {
+			once.Do(func() {
+				defer close(hooked)
+				if hookErr = c.Delete(ctx, &ipamv1.IPAddressClaim{ObjectMeta: metaOf(ns, "m")}); hookErr != nil {
+					return
+				}
+				second = newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "net"))
+				hookErr = c.Create(ctx, second)
+			})
+		}
+	}
+	startManagerHooked(t, cfg, ns, "epoch-midreconcile", nil, 16, hook)
+	create(t, c, newPool(ns, "net", v1alpha1.PoolSpec{
+		Addresses: []string{"10.7.1.1-10.7.1.4"}, Prefix: 24, AddressReuseGracePeriodSeconds: ptr.To(int32(3)),
+	}), newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "net")))
+	select {
+	case <-hooked:
+	case <-time.After(20 * time.Second):
+		t.Fatal("after 20s, the first claim's IPAddress is not created")
+	}
+	if hookErr != nil {
+		t.Fatalf("delete and make again the claim after its IPAddress's create: %v", hookErr)
+	}
+	ip := waitAddress(t, c, ns, "m")
+	if ref := metav1.GetControllerOf(ip); ref == nil || ref.UID != second.UID {
+		t.Fatalf("IPAddress controller owner %+v, want the second claim %s", ref, second.UID)
+	}
+	want := []string{"False/" + controller.ReasonAllocationFailed, "True/" + controller.ReasonAllocated}
+	kubetest.Eventually(t, 10*time.Second, "the watch to see the second claim Ready", func() (bool, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		got := readies[second.UID]
+		return len(got) > 0 && got[len(got)-1] == want[1], fmt.Sprint(got)
+	})
+	mu.Lock()
+	got := readies[second.UID]
+	mu.Unlock()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("the second claim's Ready went through %v, want %v", got, want)
+	}
+	checkUnique(t, c, ns)
 }
