@@ -1,6 +1,7 @@
 package controller_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/netip"
@@ -26,7 +27,7 @@ func TestLeftoverLocks(t *testing.T) {
 	cfg := apiServer(t)
 	c := kubetest.NewClient(t, cfg, scheme)
 	ns := kubetest.CreateNamespace(t, c, "leftover")
-	// refused counts, by claim, the locks the provider found taken.
+	// refused counts, by claim, the lock creates refused (AlreadyExists).
 	var mu sync.Mutex
 	refused := map[string]int{}
 	startManagerHooked(t, cfg, ns, "epoch-leftover", nil, 16, func(obj client.Object, err error) {
@@ -36,57 +37,60 @@ func TestLeftoverLocks(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	// tries fails t if the claim found a lock taken more than max times.
+	// tries fails t if the claim's lock creates were refused more than max times.
 	tries := func(t *testing.T, claim string, max int) {
 		t.Helper()
 		mu.Lock()
 		defer mu.Unlock()
 		if n := refused[claim]; n > max {
-			t.Errorf("%s found a lock taken %d times, want at most %d", claim, n, max)
+			t.Errorf("%s: %d lock creates refused, want at most %d", claim, n, max)
 		}
 	}
 	x := netip.MustParseAddr("10.6.0.5")
 
-	t.Run("the claim's own lock (stopped between its lock and its IPAddress)", func(t *testing.T) {
+	for i, tc := range []struct {
+		name      string
+		addresses string // the pool's
+		holder    string // of the lock of x; "" for the claim itself
+		holderAt  string // the address of the holder's IPAddress; "" for none
+		want      string // the claim's address
+		// wantHolder holds the lock of x after; "" for the claim.
+		wantHolder string
+	}{{
 		// Adopted: the claim gets the locked address.
-		create(t, c, newPool(ns, "own", v1alpha1.PoolSpec{Addresses: []string{"10.6.0.5"}, Prefix: 24}),
-			controller.NewLock(v1alpha1.PoolKind, ns, "own", x, types.NamespacedName{Namespace: ns, Name: "own-claim"}))
-		create(t, c, newClaim(ns, "own-claim", poolRef(v1alpha1.PoolKind, "own")))
-		if got := waitAddress(t, c, ns, "own-claim").Spec.Address; got != x.String() {
-			t.Errorf("own-claim got %s, want the address of its lock, %s", got, x)
-		}
-		checkLock(t, c, ns, "own", x, "own-claim")
-	})
-
-	t.Run("a holder that holds another address (stopped, then served again)", func(t *testing.T) {
-		// Stale: its creator can never create the holder under it, so
-		// it is deleted and the address handed out.
-		create(t, c, newPool(ns, "moved", v1alpha1.PoolSpec{Addresses: []string{"10.6.0.5-10.6.0.6"}, Prefix: 24}),
-			&ipamv1.IPAddress{ObjectMeta: metaOf(ns, "moved-holder"), Spec: ipamv1.IPAddressSpec{
-				ClaimRef: ipamv1.IPAddressClaimReference{Name: "moved-holder"},
-				PoolRef:  poolRef(v1alpha1.PoolKind, "moved"),
-				Address:  "10.6.0.6", Prefix: ptr.To[int32](24),
-			}},
-			controller.NewLock(v1alpha1.PoolKind, ns, "moved", x, types.NamespacedName{Namespace: ns, Name: "moved-holder"}))
-		create(t, c, newClaim(ns, "moved-claim", poolRef(v1alpha1.PoolKind, "moved")))
-		if got := waitAddress(t, c, ns, "moved-claim").Spec.Address; got != x.String() {
-			t.Errorf("moved-claim got %s, want %s, freed from the stale lock", got, x)
-		}
-		checkLock(t, c, ns, "moved", x, "moved-claim")
-	})
-
-	t.Run("a holder that does not exist, another address free", func(t *testing.T) {
-		// The claim takes the other address, at once: the locked one is
+		name:      "the claim's own lock (stopped between its lock and its IPAddress)",
+		addresses: "10.6.0.5", want: "10.6.0.5",
+	}, {
+		// Stale: its creator can never create the holder under it, so it
+		// is deleted and the address handed out.
+		name:      "a holder that holds another address (stopped, then served again)",
+		addresses: "10.6.0.5-10.6.0.6", holder: "moved", holderAt: "10.6.0.6", want: "10.6.0.5",
+	}, {
+		// The claim takes the other address at once: the locked one is
 		// marked taken in the pool, not tried again and again.
-		create(t, c, newPool(ns, "next", v1alpha1.PoolSpec{Addresses: []string{"10.6.0.5-10.6.0.6"}, Prefix: 24}),
-			controller.NewLock(v1alpha1.PoolKind, ns, "next", x, types.NamespacedName{Namespace: ns, Name: "next-holder"}))
-		create(t, c, newClaim(ns, "next-claim", poolRef(v1alpha1.PoolKind, "next")))
-		if got := waitAddress(t, c, ns, "next-claim").Spec.Address; got != "10.6.0.6" {
-			t.Errorf("next-claim got %s, want 10.6.0.6, the address no lock holds", got)
-		}
-		tries(t, "next-claim", 1)
-		checkLock(t, c, ns, "next", x, "next-holder")
-	})
+		name:      "a holder that does not exist, another address free",
+		addresses: "10.6.0.5-10.6.0.6", holder: "next", want: "10.6.0.6", wantHolder: "next",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pool, claim := fmt.Sprintf("pool-%d", i), fmt.Sprintf("claim-%d", i)
+			holder := cmp.Or(tc.holder, claim)
+			create(t, c, newPool(ns, pool, v1alpha1.PoolSpec{Addresses: []string{tc.addresses}, Prefix: 24}),
+				controller.NewLock(v1alpha1.PoolKind, ns, pool, x, types.NamespacedName{Namespace: ns, Name: holder}))
+			if tc.holderAt != "" {
+				create(t, c, &ipamv1.IPAddress{ObjectMeta: metaOf(ns, holder), Spec: ipamv1.IPAddressSpec{
+					ClaimRef: ipamv1.IPAddressClaimReference{Name: holder},
+					PoolRef:  poolRef(v1alpha1.PoolKind, pool),
+					Address:  tc.holderAt, Prefix: ptr.To[int32](24),
+				}})
+			}
+			create(t, c, newClaim(ns, claim, poolRef(v1alpha1.PoolKind, pool)))
+			if got := waitAddress(t, c, ns, claim).Spec.Address; got != tc.want {
+				t.Errorf("the claim got %s, want %s", got, tc.want)
+			}
+			tries(t, claim, 1)
+			checkLock(t, c, ns, pool, x, cmp.Or(tc.wantHolder, claim))
+		})
+	}
 
 	t.Run("a holder that does not exist (stopped, then its claim deleted)", func(t *testing.T) {
 		// It may be a create in flight, so the lock stays and its
