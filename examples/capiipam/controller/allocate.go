@@ -36,13 +36,14 @@ func (r *claimReconciler) create(ctx context.Context, claim *ipamv1.IPAddressCla
 	if f != nil {
 		return nil, f, nil
 	}
-	l, heldBy, err := r.lock(ctx, key, addr, client.ObjectKeyFromObject(claim))
+	l, t, err := r.lock(ctx, key, addr, client.ObjectKeyFromObject(claim))
 	if l == nil {
 		e.settle(owner, addr, false, netip.Addr{})
-		if heldBy != "" {
+		if t != nil {
 			// Marked once settle has freed it: a mark on the address
 			// still reserved for owner would not take.
-			e.markLocked(addr, heldBy)
+			e.markLocked(addr, t.holder())
+			r.warnOrphan(pool, t)
 		}
 		return nil, nil, err
 	}
@@ -186,7 +187,7 @@ func (r *claimReconciler) commitLegacy(ctx context.Context, key poolKey, e *pool
 	if err != nil {
 		return false, fmt.Errorf("IPAddress %s/%s: %w", ip.Namespace, ip.Name, err)
 	}
-	l, heldBy, err := r.lock(ctx, key, addr, client.ObjectKeyFromObject(ip))
+	l, t, err := r.lock(ctx, key, addr, client.ObjectKeyFromObject(ip))
 	if err != nil {
 		return false, err
 	}
@@ -220,8 +221,8 @@ func (r *claimReconciler) commitLegacy(ctx context.Context, key poolKey, e *pool
 			e.added(o, addr)
 		}
 		e.mu.Unlock()
-		if heldBy != "" {
-			e.markLocked(addr, heldBy)
+		if t != nil {
+			e.markLocked(addr, t.holder())
 		}
 		return false, nil
 	}

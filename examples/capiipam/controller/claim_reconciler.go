@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,12 +38,13 @@ const (
 // provider with an IPAddress of the claim's name, and deletes it when the
 // claim goes.
 type claimReconciler struct {
-	client  client.Client // cached reads, writes
-	reader  client.Reader // uncached reads: what the informer may not show yet
-	scheme  *runtime.Scheme
-	cache   *poolCache
-	now     func() time.Time
-	waiting time.Duration
+	client   client.Client // cached reads, writes
+	reader   client.Reader // uncached reads: what the informer may not show yet
+	scheme   *runtime.Scheme
+	cache    *poolCache
+	recorder record.EventRecorder
+	now      func() time.Time
+	waiting  time.Duration
 }
 
 func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

@@ -58,7 +58,9 @@
 // create in flight) until a claim of the holder's name takes it again,
 // the pool goes, or someone deletes it; meanwhile claims take other
 // addresses, and try that one again only when the pool is exhausted and
-// a resync is due (TestLeftoverLocks).
+// a resync is due, and a claim that finds it a minute old records a
+// Warning Event (LockWithoutHolder) on the pool that names it
+// (TestLeftoverLocks).
 //
 // # Consistency
 //

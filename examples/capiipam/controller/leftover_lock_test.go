@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -30,7 +33,11 @@ func TestLeftoverLocks(t *testing.T) {
 	// refused counts, by claim, the lock creates refused (AlreadyExists).
 	var mu sync.Mutex
 	refused := map[string]int{}
-	startManagerHooked(t, cfg, ns, "epoch-leftover", nil, 16, func(obj client.Object, err error) {
+	// The provider's clock runs 2 minutes ahead of the API server's, so
+	// that the locks the test makes are old enough for the Warning about
+	// a lock whose holder does not exist.
+	ahead := func() time.Time { return time.Now().Add(2 * time.Minute) }
+	startManagerHooked(t, cfg, ns, "epoch-leftover", ahead, 16, func(obj client.Object, err error) {
 		if l, ok := obj.(*v1alpha1.VMNetIPAddressLock); ok && l.Spec.HolderNamespace == ns && apierrors.IsAlreadyExists(err) {
 			mu.Lock()
 			refused[l.Spec.HolderName]++
@@ -113,6 +120,25 @@ func TestLeftoverLocks(t *testing.T) {
 		checkLock(t, c, ns, "gone", x, "gone-claim")
 	})
 	checkUnique(t, c, ns)
+
+	// A Warning on each pool with a lock whose holder does not exist, naming
+	// the lock to delete; none on the others.
+	kubetest.Eventually(t, 10*time.Second, "the Warnings of locks without a holder", func() (bool, string) {
+		var events corev1.EventList
+		if err := c.List(context.Background(), &events, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range events.Items {
+			if e.Reason == controller.ReasonLockWithoutHolder && e.Type == corev1.EventTypeWarning {
+				l := controller.NewLock(v1alpha1.PoolKind, ns, e.InvolvedObject.Name, x, types.NamespacedName{})
+				got = append(got, fmt.Sprintf("%s %s %t", e.InvolvedObject.Kind, e.InvolvedObject.Name, strings.Contains(e.Message, l.Name)))
+			}
+		}
+		slices.Sort(got)
+		want := []string{"VMNetIPPool gone true", "VMNetIPPool pool-2 true"}
+		return slices.Equal(got, want), fmt.Sprintf("got %q, want %q", got, want)
+	})
 }
 
 // checkLock fails t unless the lock of addr in the VMNetIPPool ns/pool is

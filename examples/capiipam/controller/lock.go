@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/netip"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -15,6 +17,11 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
+
+// ReasonLockWithoutHolder is the reason of the Warning Event on a pool
+// whose address is locked for an IPAddress that has not existed for
+// orphanAge (warnOrphan).
+const ReasonLockWithoutHolder = "LockWithoutHolder"
 
 // PoolLabel holds, on a VMNetIPAddressLock, a hash of the pool it locks an
 // address of (poolHash), so that a deleted pool's locks go in one call.
@@ -53,60 +60,91 @@ func lockKey(l *v1alpha1.VMNetIPAddressLock) poolKey {
 	return poolKey{Kind: l.Spec.PoolKind, Namespace: l.Spec.PoolNamespace, Name: l.Spec.PoolName}
 }
 
+// taken is a lock of an address that another IPAddress holds.
+type taken struct {
+	lock *v1alpha1.VMNetIPAddressLock
+	// holderMissing says the holder did not exist when read: a create in
+	// flight, or a lock left by a process stopped between the lock and the
+	// IPAddress whose claim is gone.
+	holderMissing bool
+}
+
+// holder returns the namespace/name of the IPAddress t's lock is for.
+func (t *taken) holder() string { return t.lock.Spec.HolderNamespace + "/" + t.lock.Spec.HolderName }
+
 // lock creates the lock of addr in the pool key for the IPAddress holder
-// and returns it; or, when another IPAddress holds it, nil and that
-// holder's namespace/name, for the caller to mark the address taken once
-// it has let go of it itself (markLocked). A lock found created for holder
-// before (a retry, another process serving the same claim) is holder's. A
-// lock whose holder holds another address, or none in that pool (a
-// process stopped between its lock and its IPAddress), is deleted: nil
-// and no holder, and the claim picks again.
-func (r *claimReconciler) lock(ctx context.Context, key poolKey, addr netip.Addr, holder types.NamespacedName) (l *v1alpha1.VMNetIPAddressLock, heldBy string, err error) {
-	l = newLock(key, addr, holder)
-	err = r.client.Create(ctx, l)
+// and returns it; or, when another IPAddress holds it, nil and what holds
+// it, for the caller to mark the address taken once it has let go of it
+// itself (markLocked). A lock found created for holder before (a retry,
+// another process serving the same claim) is holder's. A lock whose
+// holder holds another address, or none in that pool (a process stopped
+// between its lock and its IPAddress), is deleted: nil and nil, and the
+// claim picks again.
+func (r *claimReconciler) lock(ctx context.Context, key poolKey, addr netip.Addr, holder types.NamespacedName) (*v1alpha1.VMNetIPAddressLock, *taken, error) {
+	l := newLock(key, addr, holder)
+	err := r.client.Create(ctx, l)
 	if err == nil {
-		return l, "", nil
+		return l, nil, nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
-		return nil, "", err
+		return nil, nil, err
 	}
 	existing := &v1alpha1.VMNetIPAddressLock{}
 	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(l), existing); err != nil {
-		return nil, "", client.IgnoreNotFound(err) // deleted meanwhile: pick again
+		return nil, nil, client.IgnoreNotFound(err) // deleted meanwhile: pick again
 	}
 	if existing.Spec.HolderNamespace == holder.Namespace && existing.Spec.HolderName == holder.Name && lockKey(existing) == key {
-		return existing, "", nil
+		return existing, nil, nil
 	}
-	stale, err := r.staleLock(ctx, existing)
+	stale, missing, err := r.staleLock(ctx, existing)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	if stale {
-		return nil, "", r.unlock(ctx, existing)
+		return nil, nil, r.unlock(ctx, existing)
 	}
-	return nil, existing.Spec.HolderNamespace + "/" + existing.Spec.HolderName, nil
+	return nil, &taken{lock: existing, holderMissing: missing}, nil
 }
 
 // staleLock reports whether l's holder, read from the API server, exists
 // and holds another address or pool. Its creator can then never create
-// the holder's IPAddress under l (the name is taken), so l protects
-// nothing. A holder that does not exist may be a create in flight: its
-// lock stays.
-func (r *claimReconciler) staleLock(ctx context.Context, l *v1alpha1.VMNetIPAddressLock) (bool, error) {
+// the holder under l (the name is taken), so l protects nothing. A holder
+// that does not exist may be a create in flight: l is not stale, and
+// missing says so.
+func (r *claimReconciler) staleLock(ctx context.Context, l *v1alpha1.VMNetIPAddressLock) (stale, missing bool, err error) {
 	ip := &ipamv1.IPAddress{}
-	err := r.reader.Get(ctx, types.NamespacedName{Namespace: l.Spec.HolderNamespace, Name: l.Spec.HolderName}, ip)
+	err = r.reader.Get(ctx, types.NamespacedName{Namespace: l.Spec.HolderNamespace, Name: l.Spec.HolderName}, ip)
 	switch {
 	case apierrors.IsNotFound(err):
-		return false, nil
+		return false, true, nil
 	case err != nil:
-		return false, err
+		return false, false, err
 	}
 	if poolOf(ip) != lockKey(l) {
-		return true, nil
+		return true, false, nil
 	}
 	a, errA := ipam.ParseAddr(ip.Spec.Address)
 	b, errB := ipam.ParseAddr(l.Spec.Address)
-	return errA != nil || errB != nil || a != b, nil
+	return errA != nil || errB != nil || a != b, false, nil
+}
+
+// orphanAge is how old a lock whose holder does not exist must be for a
+// Warning: a create in flight takes milliseconds, so a lock a minute old
+// without its IPAddress was most likely left by a stopped process.
+const orphanAge = time.Minute
+
+// warnOrphan records a Warning Event on pool when t's holder does not
+// exist and its lock is orphanAge old (by this process's clock against
+// the API server's creation time), so that whoever runs the pool can find
+// the lock and delete it: nothing else frees its address.
+func (r *claimReconciler) warnOrphan(pool v1alpha1.Pool, t *taken) {
+	age := r.now().Sub(t.lock.CreationTimestamp.Time)
+	if !t.holderMissing || age < orphanAge {
+		return
+	}
+	r.recorder.Eventf(pool, corev1.EventTypeWarning, ReasonLockWithoutHolder,
+		"address %s is locked for IPAddress %s, which does not exist %v after the lock's creation; a process stopped between a lock and its IPAddress, whose claim is gone, leaves such a lock: if it stays, delete VMNetIPAddressLock %s to free the address",
+		t.lock.Spec.Address, t.holder(), age.Round(time.Second), t.lock.Name)
 }
 
 // unlock deletes l, unless it was deleted or created again since it was

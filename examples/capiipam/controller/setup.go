@@ -113,7 +113,7 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 
 	claims := &claimReconciler{
 		client: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
-		cache: cache, now: opts.Now, waiting: opts.RetryWaiting,
+		cache: cache, recorder: recorder, now: opts.Now, waiting: opts.RetryWaiting,
 	}
 	ours := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		c, ok := o.(*ipamv1.IPAddressClaim)
