@@ -238,7 +238,8 @@ func (r *claimReconciler) setReady(claim *ipamv1.IPAddressClaim, status conditio
 // status meant for a claim that was deleted and made again under its name
 // meanwhile does not land on the new one (whose reconcile writes its
 // own): that is a Conflict, and NotFound the claim gone, for
-// conflict.Requeue. No resourceVersion is needed.
+// conflict.Requeue. No resourceVersion is needed, and a failed test
+// costs one read.
 func (r *claimReconciler) writeStatus(ctx context.Context, claim, upd *ipamv1.IPAddressClaim) error {
 	if equality.Semantic.DeepEqual(claim.Status, upd.Status) {
 		return nil
@@ -249,7 +250,17 @@ func (r *claimReconciler) writeStatus(ctx context.Context, claim, upd *ipamv1.IP
 	}
 	patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/uid","value":%q},{"op":"add","path":"/status","value":%s}]`, claim.UID, status)
 	err = r.client.Status().Patch(ctx, upd, client.RawPatch(types.JSONPatchType, []byte(patch)))
-	if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || isUnprocessable(err) {
+	if !isUnprocessable(err) {
+		return err
+	}
+	// A failed test and an invalid status are both 422: the claim, read
+	// again, tells them apart (an invalid status is returned as it is, for
+	// the back-off).
+	now := &ipamv1.IPAddressClaim{}
+	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(claim), now); err != nil {
+		return err
+	}
+	if now.UID != claim.UID {
 		return apierrors.NewConflict(ipamv1.GroupVersion.WithResource("ipaddressclaims").GroupResource(), claim.Name, err)
 	}
 	return err
