@@ -18,6 +18,13 @@ import "errors"
 // an IPv4 Socket's write to one.
 var ErrNotIPv4 = errors.New("not an IPv4 address")
 
+// ErrWouldBlock is wrapped by a Linux Socket's WriteToUDPAddrPort when
+// the socket's send buffer has no room for the datagram (sendto's EAGAIN,
+// or ENOBUFS: see Socket.WriteToUDPAddrPort). The datagram is not sent;
+// the caller drops the reply and counts it. Elsewhere Socket is
+// net.UDPConn, whose writes wait instead, and nothing returns it.
+var ErrWouldBlock = errors.New("send buffer full")
+
 // ErrNotIPv6 is returned by ListenIPv6 for an address that is not IPv6
 // (an IPv4-mapped one included) and by an IPv6 Socket's write to one.
 var ErrNotIPv6 = errors.New("not an IPv6 address")

@@ -23,7 +23,20 @@ import (
 // docs/performance.md). Writes stay out of the poller too: a socket in it
 // reports each sent datagram's freed buffer space as an EPOLLOUT edge,
 // which wakes the thread waiting in epoll_wait once per reply. Reads and
-// writes allocate nothing.
+// writes allocate nothing (but for their errors).
+//
+// Writes never wait (MSG_DONTWAIT), reads do. A datagram holds its share
+// of the send buffer (SO_SNDBUF, 212,992 bytes by default) until it
+// leaves, and one to an on-link address whose neighbour discovery (ARP
+// for IPv4) never completes waits in the kernel's neighbour queue until
+// discovery gives up, about 3 s later. A host on the link can so fill the
+// buffer, asking for replies to addresses that do not exist (a SOLICIT
+// from a made-up link-local source, a REQUEST with a made-up ciaddr): a
+// blocking write would then hold the serving goroutine ~3 s each time,
+// and nothing else would be answered. Instead WriteToUDPAddrPort returns
+// an error wrapping ErrWouldBlock at once and the reply is lost, and
+// Backlog tells how full the buffer is, so that the server can keep such
+// replies to part of it.
 //
 // A Socket speaks one family: IPv4 ([Listen]) or IPv6 ([ListenIPv6],
 // [ListenIPv6Group]).
@@ -31,8 +44,8 @@ import (
 // A Socket is safe for concurrent use; a read holds one OS thread while it
 // waits, which is why Serve reads from one goroutine. Close wakes a
 // waiting read (shutdown(2)), which then returns an error wrapping
-// net.ErrClosed. The zero Socket is not usable; the Listen functions make
-// one.
+// net.ErrClosed, as do later reads, writes and Backlog. The zero Socket
+// is not usable; the Listen functions make one.
 type Socket struct {
 	file    *os.File
 	raw     syscall.RawConn
@@ -46,6 +59,7 @@ type Socket struct {
 	read socketOp
 	wmu  sync.Mutex
 	writ socketOp
+	back backlogOp // guarded by its mu
 }
 
 // socketOp is one recvfrom or sendto: its arguments and results live here
@@ -122,6 +136,7 @@ func newSocket(fd, family int, iface string, local netip.AddrPort) (*Socket, err
 	}
 	s.read.fn = s.read.recvfrom
 	s.writ.fn = s.writ.sendto
+	s.back.fn = s.back.query
 	return s, nil
 }
 
@@ -151,6 +166,16 @@ func (s *Socket) ReadFromUDPAddrPort(b []byte) (int, netip.AddrPort, error) {
 // WriteToUDPAddrPort sends b to addr, of the socket's family. An IPv6
 // link-local destination goes out on the zone's interface: the one the
 // socket is bound to when the zone is empty or names it.
+//
+// It never waits for room in the send buffer: when the buffer is full
+// (queued has reached capacity, see Backlog) it sends nothing and returns
+// at once a *net.OpError wrapping ErrWouldBlock and the errno, EAGAIN (or
+// ENOBUFS, the kernel's answer when it cannot get memory for the
+// datagram: it is dropped alike). The buffer is shared: while it is full,
+// a reply to a reachable address fails too, until the datagrams queued
+// before it leave or are dropped (~3 s for an address that never
+// answers). The caller drops the reply and counts it. After Close, the
+// error wraps net.ErrClosed. It allocates nothing when it sends.
 func (s *Socket) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
@@ -160,14 +185,20 @@ func (s *Socket) WriteToUDPAddrPort(b []byte, addr netip.AddrPort) (int, error) 
 	}
 	op.b = b
 	for {
-		if err := s.raw.Write(op.fn); err != nil {
-			return 0, s.opError("write", err)
-		}
-		switch op.errno {
-		case 0:
+		err := s.raw.Write(op.fn)
+		switch {
+		case err == nil && op.errno == 0:
 			return op.n, nil
-		case unix.EINTR:
+		case s.closed.Load():
+			// Between Close's shutdown(2) and close(2), sendto reports
+			// EPIPE; after close(2), os reports its own "closed file".
+			return 0, s.opError("write", net.ErrClosed)
+		case err != nil:
+			return 0, s.opError("write", err)
+		case op.errno == unix.EINTR:
 			continue
+		case op.errno == unix.EAGAIN || op.errno == unix.ENOBUFS:
+			return 0, s.opError("write", fmt.Errorf("%w: %w", ErrWouldBlock, os.NewSyscallError("sendto", op.errno)))
 		}
 		return 0, s.opError("write", os.NewSyscallError("sendto", op.errno))
 	}
@@ -188,20 +219,23 @@ func (op *socketOp) recvfrom(fd uintptr) bool {
 	return true
 }
 
+// sendto is one sendto(2) of op.b that never waits: with MSG_DONTWAIT
+// the kernel reports a full send buffer (EAGAIN) rather than sleep until
+// it drains, which the descriptor, blocking for the reads' sake, would.
 func (op *socketOp) sendto(fd uintptr) bool {
 	var p unsafe.Pointer
 	if len(op.b) > 0 {
 		p = unsafe.Pointer(&op.b[0])
 	}
-	n, _, errno := syscall.Syscall6(unix.SYS_SENDTO, fd, uintptr(p), uintptr(len(op.b)), 0,
+	n, _, errno := syscall.Syscall6(unix.SYS_SENDTO, fd, uintptr(p), uintptr(len(op.b)), unix.MSG_DONTWAIT,
 		uintptr(unsafe.Pointer(&op.sa)), op.salen)
 	op.n, op.errno = int(n), errno
 	return true
 }
 
 // Close stops the socket: a read waiting in it returns an error wrapping
-// net.ErrClosed, and the descriptor is closed once no read or write
-// holds it.
+// net.ErrClosed, as does any later read, write or Backlog, and the
+// descriptor is closed once no read or write holds it.
 func (s *Socket) Close() error {
 	if s.closed.Swap(true) {
 		return s.opError("close", net.ErrClosed)
