@@ -91,18 +91,21 @@ func (r *ring) ready() bool {
 }
 
 // frame is the next frame of the current block (ready was true): the
-// packet from its network header, and the link-layer address the kernel
-// put after the frame's header. Both alias the ring: copy what you keep
-// before the next call, which may give the block back.
-func (r *ring) frame() (pkt []byte, sa *unix.RawSockaddrLinklayer) {
+// packet from its network header, the link-layer address the kernel put
+// after the frame's header, and the frame's tp_status (what it says of
+// the checksum: statusCsumNotReady, statusCsumValid). pkt and sa alias
+// the ring: copy what you keep before the next call, which may give the
+// block back.
+func (r *ring) frame() (pkt []byte, sa *unix.RawSockaddrLinklayer, status uint32) {
 	base := r.block*blockSize + int(r.next)
 	h := (*unix.Tpacket3Hdr)(unsafe.Pointer(&r.mem[base]))
 	start := base + int(h.Net)
 	pkt = r.mem[start : start+int(h.Snaplen)]
 	sa = (*unix.RawSockaddrLinklayer)(unsafe.Pointer(&r.mem[base+tpacketAlign(unix.SizeofTpacket3Hdr)]))
+	status = h.Status
 	r.next += h.Next_offset
 	r.left--
-	return pkt, sa
+	return pkt, sa, status
 }
 
 // done gives the current block back to the kernel once all its frames

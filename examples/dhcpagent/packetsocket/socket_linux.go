@@ -19,14 +19,19 @@ import (
 const wakeEvery = 200 * time.Millisecond
 
 // Socket receives the DHCPv6 messages multicast to ff02::1:2 port 547 on
-// one interface (see the package documentation). A Socket is safe for
-// concurrent use, but reads are serialized: one goroutine reads. The zero
-// Socket is not usable; Listen makes one.
+// one interface, and sends the replies to them (see the package
+// documentation). A Socket is safe for concurrent use; reads are
+// serialized (one goroutine reads), so are writes, but a read and a write
+// never wait for each other. The zero Socket is not usable; Listen makes
+// one.
 type Socket struct {
 	file    *os.File
 	raw     syscall.RawConn
 	ifindex int
 	closed  atomic.Bool
+	bad     atomic.Uint64 // datagrams Read skipped for their checksum
+
+	w sender // the sending half, with its own mutex
 
 	mu   sync.Mutex // one read at a time uses the fields below
 	ring *ring
@@ -88,13 +93,20 @@ func Listen(iface string) (*Socket, error) {
 		return nil, err
 	}
 	s.fn = s.poll
+	if err := s.initSender(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("packetsocket: listen on %q: the link-local address: %w", iface, err)
+	}
 	return s, nil
 }
 
 // Read waits for a datagram to [ff02::1:2]:547, copies its IPv6 packet
 // into b and returns it as a Frame whose Payload aliases b. A packet
 // longer than b is cut short and, its lengths no longer matching, skipped;
-// b of 1,500 bytes holds whatever an Ethernet link carries. Datagrams
+// b of 1,500 bytes holds whatever an Ethernet link carries. A datagram
+// whose UDP checksum is wrong or zero is skipped and counted
+// (BadChecksums), unless the kernel says it was already verified or is
+// not computed yet (see the package documentation). Datagrams
 // arrive through the receive ring, a block at a time (see blockTimeout):
 // one may wait there up to two milliseconds. After Close, a Read returns
 // an error wrapping net.ErrClosed (within wakeEvery). It does not
@@ -115,12 +127,18 @@ func (s *Socket) Read(b []byte) (Frame, error) {
 			}
 			continue
 		}
-		pkt, sa := s.ring.frame()
+		pkt, sa, status := s.ring.frame()
 		outgoing, mac, ifindex := sa.Pkttype == unix.PACKET_OUTGOING, sa.Addr, sa.Ifindex
 		n := copy(b, pkt)
 		s.ring.done()
+		if outgoing {
+			continue
+		}
 		var f Frame
-		if outgoing || parse(&f, b[:n]) != nil {
+		if err := parse(&f, b[:n], status); err != nil {
+			if err == errChecksum {
+				s.bad.Add(1)
+			}
 			continue
 		}
 		copy(f.SrcMAC[:], mac[:6])
@@ -151,12 +169,18 @@ func (s *Socket) poll(fd uintptr) bool {
 	return true
 }
 
+// BadChecksums is how many datagrams Read skipped because their UDP
+// checksum was wrong or zero, since Listen. It is safe to call from any
+// goroutine, at any time.
+func (s *Socket) BadChecksums() uint64 { return s.bad.Load() }
+
 // IfIndex is the index of the interface the socket listens on.
 func (s *Socket) IfIndex() int { return s.ifindex }
 
 // Close stops the socket: a Read waiting in it returns an error wrapping
 // net.ErrClosed within wakeEvery, and Close returns once it has, with the
-// ring unmapped and the descriptor closed.
+// ring unmapped and the descriptor closed; a WriteTo after it (or during
+// it) returns an error wrapping net.ErrClosed.
 func (s *Socket) Close() error {
 	if s.closed.Swap(true) {
 		return fmt.Errorf("packetsocket: close: %w", net.ErrClosed)
@@ -164,6 +188,9 @@ func (s *Socket) Close() error {
 	s.mu.Lock()
 	err := s.ring.unmap()
 	s.mu.Unlock()
+	if cerr := s.closeSender(); err == nil {
+		err = cerr
+	}
 	if cerr := s.file.Close(); err == nil {
 		err = cerr
 	}
