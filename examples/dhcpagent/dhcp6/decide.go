@@ -92,6 +92,9 @@ func Decide(r *Reply, req *dhcp6wire.Packet, a Arrival, t Table) (Decision, erro
 			return Decision{}, ErrMessageType
 		}
 	}
+	if err := checkArrival(len(req.Relays) > 0, a, &t); err != nil {
+		return Decision{}, err
+	}
 	m := &req.Msg
 	// A relay always sends by unicast; the client's own message went to
 	// all servers.

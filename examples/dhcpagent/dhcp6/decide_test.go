@@ -193,7 +193,7 @@ func TestRelays(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r dhcp6.Reply
-	if _, err := dhcp6.Decide(&r, &req, dhcp6.Arrival{Unicast: true}, tb); err != nil {
+	if _, err := dhcp6.Decide(&r, &req, dhcp6.Arrival{Source: netip.MustParseAddr("2001:db8:30::1"), Unicast: true}, tb); err != nil {
 		t.Fatal(err)
 	}
 	rr := r.Packet.Relays[0]
@@ -204,7 +204,7 @@ func TestRelays(t *testing.T) {
 	if err := dhcp6wire.Decode(&req, dhcp6wire.Append(nil, &p)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dhcp6.Decide(&r, &req, dhcp6.Arrival{}, tb); !errors.Is(err, dhcp6.ErrMessageType) {
+	if _, err := dhcp6.Decide(&r, &req, dhcp6.Arrival{Source: llU}, tb); !errors.Is(err, dhcp6.ErrMessageType) {
 		t.Errorf("RELAY-REPL from a client: %v, want ErrMessageType", err)
 	}
 }

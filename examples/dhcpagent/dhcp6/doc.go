@@ -26,7 +26,9 @@
 //  4. for a relayed message, the client link-layer address option of the
 //     relay closest to the client (RFC 6939), then the EUI-64 MAC of that
 //     relay's link-local peer address. The frame's MAC and the datagram's
-//     source are the relay's, never the client's, and are not used.
+//     source are the relay's, never the client's, and are not used. A
+//     relayed message is decided at all only when it comes from a relay
+//     Table.Relays lists: these options name any MAC the sender likes.
 //
 // Why the first with a lease rather than the first at all: a DUID-LLT is
 // one per host, made from whichever NIC the host saw first, so a VM with
@@ -87,6 +89,23 @@
 // for a message that was not relayed) gets a REPLY with only UseMulticast,
 // and a SOLICIT, CONFIRM, REBIND or INFORMATION-REQUEST by unicast is
 // dropped (as Kea does): those are meant for all servers.
+//
+// # Where a message may come from, and how large a reply may be
+//
+// A reply goes back to the datagram's source, so a message whose source
+// cannot take one is dropped (ErrReplySource): a multicast source (a
+// SOLICIT "from" ff02::1 would have its ADVERTISE sent to every node of
+// the link), the unspecified or a loopback address, an IPv4 one. Only
+// unicast link-local and global (unique local included) sources are
+// answered ([Replyable]). A RELAY-FORW from an address Table.Relays does
+// not list is dropped (ErrUntrustedRelay), so that its options never
+// choose a lease.
+//
+// The server also refuses a reply larger than [ReplyLimit] of its request
+// (MaxReplyFactor times it, at most MaxReplySize bytes): a host that sends
+// 1,000 IA_NAs in 16 KB must not get 48 KB sent where it says. The
+// decision builds the reply; the server, which has both sizes, applies the
+// limit.
 //
 // # DECLINE and probation
 //

@@ -57,8 +57,16 @@ func testStore(t testing.TB) *leasestore.Store {
 
 func testTable(t testing.TB) dhcp6.Table {
 	tb := dhcp6.TableOf(testStore(t), serverID)
-	tb.Now = now
+	tb.Now, tb.Relays = now, testRelays
 	return tb
+}
+
+// testRelays are the relays the tests' tables trust: the ones their
+// RELAY-FORWs come from.
+var testRelays = []netip.Prefix{
+	netip.MustParsePrefix("2001:db8:30::1/128"),
+	netip.MustParsePrefix("2001:db8:1::/64"),
+	netip.PrefixFrom(llU, 128),
 }
 
 // msg returns a client message of type typ from the DUID duid, with one

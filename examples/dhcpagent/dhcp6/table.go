@@ -33,6 +33,11 @@ type Table struct {
 	// RapidCommit lets a SOLICIT with the Rapid Commit option be answered
 	// with a REPLY that commits the lease (RFC 8415 section 18.3.1).
 	RapidCommit bool
+	// Relays are the addresses of the relay agents whose RELAY-FORW
+	// messages are answered (nil: none, every relayed message is
+	// refused with ErrUntrustedRelay). A relay's options are believed
+	// as the client's identity, so only the operator names relays.
+	Relays []netip.Prefix
 	// Probation holds back declined addresses (nil: none), as of Now.
 	Probation *probation.Set
 	Now       time.Time
