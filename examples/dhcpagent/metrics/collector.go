@@ -9,7 +9,8 @@ import (
 // dhcpagent_replies_total{type="OFFER"|"ACK"|"NAK"},
 // dhcpagent_declines_total, dhcpagent_probation_lifts_total,
 // dhcpagent_releases_total,
-// dhcpagent_drops_total, dhcpagent_send_errors_total and
+// dhcpagent_drops_total, dhcpagent_send_errors_total,
+// dhcpagent_send_dropped_total and
 // dhcpagent_table_loads_total; gauges dhcpagent_leases,
 // dhcpagent_probation_addresses, and dhcpagent_table_info{pool,
 // resource_version} (always 1, labelled with the table being served).
@@ -25,6 +26,7 @@ var (
 	descReleases   = prometheus.NewDesc("dhcpagent_releases_total", "RELEASEs accepted.", nil, nil)
 	descDrops      = prometheus.NewDesc("dhcpagent_drops_total", "Client messages that got no reply, and DECLINEs and RELEASEs not accepted.", nil, nil)
 	descSendErrors = prometheus.NewDesc("dhcpagent_send_errors_total", "Replies the socket refused.", nil, nil)
+	descDropped    = prometheus.NewDesc("dhcpagent_send_dropped_total", "Replies dropped rather than waited for: the send buffer was full, or too full for a destination not known to be reachable.", nil, nil)
 	descLoads      = prometheus.NewDesc("dhcpagent_table_loads_total", "Lease tables swapped in.", nil, nil)
 	descLeases     = prometheus.NewDesc("dhcpagent_leases", "Leases in the table being served.", nil, nil)
 	descProbation  = prometheus.NewDesc("dhcpagent_probation_addresses", "Declined addresses on probation.", nil, nil)
@@ -33,7 +35,7 @@ var (
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descReceived, descReplies, descDeclines, descLifts, descReleases, descDrops,
-		descSendErrors, descLoads, descLeases, descProbation, descTable} {
+		descSendErrors, descDropped, descLoads, descLeases, descProbation, descTable} {
 		ch <- d
 	}
 }
@@ -55,6 +57,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	counter(descReleases, s.Releases)
 	counter(descDrops, s.Drops)
 	counter(descSendErrors, s.SendErrors)
+	counter(descDropped, s.SendDropped)
 	counter(descLoads, s.Loads)
 	gauge(descLeases, float64(s.Leases))
 	gauge(descProbation, float64(s.OnProbation))

@@ -18,13 +18,14 @@ func TestCollector(t *testing.T) {
 		{
 			name: "serving",
 			stats: Stats{Received: 9, Offers: 1, Acks: 2, Naks: 3, Declines: 4, Lifts: 5, Releases: 6, Drops: 7,
-				SendErrors: 8, Loads: 10, Pool: "default/lab", ResourceVersion: "42", Leases: 11, OnProbation: 12},
+				SendErrors: 8, SendDropped: 13, Loads: 10, Pool: "default/lab", ResourceVersion: "42", Leases: 11, OnProbation: 12},
 			want: map[string]float64{
 				"dhcpagent_received_total": 9, `dhcpagent_replies_total{type="OFFER"}`: 1,
 				`dhcpagent_replies_total{type="ACK"}`: 2, `dhcpagent_replies_total{type="NAK"}`: 3,
 				"dhcpagent_declines_total": 4, "dhcpagent_probation_lifts_total": 5, "dhcpagent_releases_total": 6,
 				"dhcpagent_drops_total": 7, "dhcpagent_send_errors_total": 8, "dhcpagent_table_loads_total": 10,
-				"dhcpagent_leases": 11, "dhcpagent_probation_addresses": 12,
+				"dhcpagent_send_dropped_total": 13,
+				"dhcpagent_leases":             11, "dhcpagent_probation_addresses": 12,
 				`dhcpagent_table_info{pool="default/lab",resource_version="42"}`: 1,
 			},
 		},
@@ -36,7 +37,8 @@ func TestCollector(t *testing.T) {
 				`dhcpagent_replies_total{type="ACK"}`: 0, `dhcpagent_replies_total{type="NAK"}`: 0,
 				"dhcpagent_declines_total": 0, "dhcpagent_probation_lifts_total": 0, "dhcpagent_releases_total": 0,
 				"dhcpagent_drops_total": 1, "dhcpagent_send_errors_total": 0, "dhcpagent_table_loads_total": 0,
-				"dhcpagent_leases": 0, "dhcpagent_probation_addresses": 0,
+				"dhcpagent_send_dropped_total": 0,
+				"dhcpagent_leases":             0, "dhcpagent_probation_addresses": 0,
 			},
 		},
 	}
@@ -91,7 +93,11 @@ func TestCountersRead(t *testing.T) {
 	c.Drops.Add(8)
 	c.SendErrors.Add(9)
 	c.Loads.Add(10)
-	want := Stats{Received: 1, Offers: 2, Acks: 3, Naks: 4, Declines: 5, Lifts: 6, Releases: 7, Drops: 8, SendErrors: 9, Loads: 10}
+	c.SendDropped.Add(11)
+	c.Oversized.Add(12)
+	c.UntrustedRelays.Add(13)
+	want := Stats{Received: 1, Offers: 2, Acks: 3, Naks: 4, Declines: 5, Lifts: 6, Releases: 7, Drops: 8, SendErrors: 9, Loads: 10,
+		SendDropped: 11, Oversized: 12, UntrustedRelays: 13}
 	if diff := cmp.Diff(want, c.Read()); diff != "" {
 		t.Errorf("Read (-want +got):\n%s", diff)
 	}

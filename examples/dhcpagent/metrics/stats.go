@@ -15,6 +15,17 @@ type Counters struct {
 	Drops      atomic.Uint64 // messages that got no reply, and declines and releases not accepted
 	SendErrors atomic.Uint64 // replies the socket refused
 	Loads      atomic.Uint64 // tables swapped in
+
+	// SendDropped: replies dropped rather than waited for (the send
+	// buffer was full, or too full for a destination not known to be
+	// reachable).
+	SendDropped atomic.Uint64
+	// Oversized: replies refused for being larger than their request
+	// allows (DHCPv6: dhcp6.ReplyLimit).
+	Oversized atomic.Uint64
+	// UntrustedRelays: relayed messages dropped because their relay is
+	// not listed (DHCPv6).
+	UntrustedRelays atomic.Uint64
 }
 
 // Stats are a server's totals since it started, and the table it serves.
@@ -28,6 +39,11 @@ type Stats struct {
 	Releases   uint64 // RELEASEs accepted
 	Drops      uint64 // messages that got no reply, and DECLINEs and RELEASEs that were not accepted
 	SendErrors uint64 // replies the socket refused
+
+	SendDropped     uint64 // replies dropped rather than waited for (see Counters)
+	Oversized       uint64 // replies refused for their size
+	UntrustedRelays uint64 // relayed messages from a relay not listed
+	BadChecksums    uint64 // datagrams the packet socket skipped for a bad UDP checksum
 
 	Loads           uint64 // tables swapped in
 	Pool            string // the pool being served, namespace/name
@@ -43,5 +59,6 @@ func (c *Counters) Read() Stats {
 		Received: c.Received.Load(), Offers: c.Offers.Load(), Acks: c.Acks.Load(), Naks: c.Naks.Load(),
 		Declines: c.Declines.Load(), Lifts: c.Lifts.Load(), Releases: c.Releases.Load(), Drops: c.Drops.Load(),
 		SendErrors: c.SendErrors.Load(), Loads: c.Loads.Load(),
+		SendDropped: c.SendDropped.Load(), Oversized: c.Oversized.Load(), UntrustedRelays: c.UntrustedRelays.Load(),
 	}
 }
