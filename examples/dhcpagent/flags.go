@@ -23,7 +23,8 @@ type config struct {
 	iface                    string
 	listen                   *net.UDPAddr
 	listen6                  netip.AddrPort
-	duid                     []byte // -duid; nil: the pool's (poolDUID)
+	duid                     []byte         // -duid; nil: the pool's (poolDUID)
+	relays6                  []netip.Prefix // -relays6
 	poll, probation, summary time.Duration
 	rcvbuf                   int
 	cpuProfile               string
@@ -45,6 +46,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.iface, "iface", "", "serve only this network `interface` (SO_BINDTODEVICE); empty: every interface")
 	listen := fs.String("listen", "0.0.0.0:67", "the UDP `address` to listen on")
 	listen6 := fs.String("listen6", "[::]:547", "the UDP `address` to listen on for DHCPv6 (relayed messages, and every reply's source), when the pool has an IPv6 part (spec.ipv6); clients' multicasts to ff02::1:2 are read on -iface with a packet socket")
+	relays6 := fs.String("relays6", "", "the DHCPv6 relay agents to answer: a comma-separated list of IPv6 `addresses or prefixes` (2001:db8::1,fd00:1::/64); a RELAY-FORW from any other source is dropped, since a relay's options choose the client's lease. Empty: none")
 	duid := fs.String("duid", "", "the DHCPv6 server `DUID` in hex (00:04:...); empty: a DUID-UUID named after the pool's namespace/name, the same across restarts and replicas")
 	fs.DurationVar(&c.poll, "poll", 30*time.Second, "with -pool: also check the file this often, a fallback for file systems that send no inotify events")
 	fs.DurationVar(&c.probation, "probation", probation.DefaultPeriod, "how long an address a client declined (DHCPDECLINE: another host uses it) is not offered again; 0: not held back")
@@ -88,6 +90,9 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	c.listen = laddr
 	if c.listen6, err = netip.ParseAddrPort(*listen6); err != nil || !c.listen6.Addr().Is6() {
 		return nil, fmt.Errorf("-listen6 %q: want an IPv6 address and port, like [::]:547", *listen6)
+	}
+	if c.relays6, err = parseRelays6(*relays6); err != nil {
+		return nil, err
 	}
 	if *duid != "" {
 		if c.duid, err = parseDUID(*duid); err != nil {

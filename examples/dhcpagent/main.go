@@ -133,7 +133,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts = append(opts, agent.WithServerDUID(duid))
+	opts = append(opts, agent.WithServerDUID(duid), agent.WithRelays6(c.relays6))
 	a := agent.New(nil, opts...)
 	loop := &serveLoop{}
 	// The probes answer from the start: not ready while the first load

@@ -37,6 +37,10 @@ func TestRunErrors(t *testing.T) {
 		{"unknown flag", []string{"-pol", bad}, "flag provided but not defined"},
 		{"missing kubeconfig", []string{"-ippool", "default/lab", "-kubeconfig", filepath.Join(dir, "none")}, "kubeconfig"},
 		{"arguments", []string{"-pool", bad, "extra"}, `unexpected arguments ["extra"]`},
+		{"relays6 not an address", []string{"-pool", bad, "-relays6", "relay1"}, `-relays6 "relay1": want IPv6 addresses or prefixes`},
+		{"relays6 IPv4", []string{"-pool", bad, "-relays6", "10.0.0.1"}, `-relays6 "10.0.0.1": want an IPv6 address or prefix`},
+		{"relays6 with a zone", []string{"-pool", bad, "-relays6", "fe80::1%eth0"}, `-relays6 "fe80::1%eth0": want an IPv6 address or prefix without a zone`},
+		{"relays6 host bits", []string{"-pool", bad, "-relays6", "2001:db8::1/64"}, `-relays6 "2001:db8::1/64": host bits set (did you mean 2001:db8::/64?)`},
 		{"cpuprofile in a missing directory", []string{"-pool", bad, "-cpuprofile", filepath.Join(dir, "none", "cpu")}, "-cpuprofile: open"},
 	}
 	for _, tt := range tests {

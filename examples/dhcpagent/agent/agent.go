@@ -35,12 +35,18 @@ type Agent struct {
 	bound         atomic.Pointer[bindings]
 	// The lines any client can cause, each kind limited (see logBurst).
 	declineLines, releaseLines, liftLines lineLimit
+	sendLines, sendLines6, relayLines6    lineLimit
+	oversizeLines6                        lineLimit
 
 	// DHCPv6 (see Serve6): the server's DUID, its counters, and the
 	// binding REPLYs, by address, for its decline window.
 	serverID  []byte
+	relays6   []netip.Prefix // WithRelays6
 	counters6 metrics.Counters
 	bound6    atomic.Pointer[bindings6]
+	// checksums6 counts what the packet socket skipped for a bad
+	// checksum, when Serve6 has one.
+	checksums6 atomic.Pointer[interface{ BadChecksums() uint64 }]
 
 	mu sync.Mutex // serializes loads, so each plan is against the table it replaces
 }
@@ -83,6 +89,21 @@ func WithDeclineHook(fn func(Decline)) Option {
 // message. The command's rule: see its -duid flag.
 func WithServerDUID(duid []byte) Option {
 	return func(a *Agent) { a.serverID = append([]byte(nil), duid...) }
+}
+
+// WithRelays6 lists the DHCPv6 relay agents whose RELAY-FORW messages the
+// agent answers: each prefix holds relay addresses (a /128 for one).
+// Without it no relayed message is answered (dhcp6.ErrUntrustedRelay): a
+// relay's client link-layer option and peer address choose the client's
+// lease, so believing any host that sends a RELAY-FORW would let it take
+// any MAC's address. Each prefix is masked; an IPv4 one matches nothing.
+func WithRelays6(relays []netip.Prefix) Option {
+	return func(a *Agent) {
+		a.relays6 = make([]netip.Prefix, 0, len(relays))
+		for _, p := range relays {
+			a.relays6 = append(a.relays6, p.Masked())
+		}
+	}
 }
 
 // ServerDUID is the DUID set by WithServerDUID.

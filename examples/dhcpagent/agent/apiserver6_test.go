@@ -84,7 +84,7 @@ func TestIPPoolWatch6(t *testing.T) {
 	for _, typ := range []dhcp6wire.MessageType{dhcp6wire.Request, dhcp6wire.Decline} {
 		m := dhcp6wire.AppendMessage(nil, &dhcp6wire.Message{Type: typ, TransactionID: [3]byte{0, 0, byte(typ)},
 			ClientID: duid, ServerID: a.ServerDUID(), IANA: ia, HasElapsedTime: true})
-		a.handle6(s, out, m, dhcp6.Arrival{Source: peer.Addr()}, peer, "eth0")
+		a.handle6(s, out6{conn: out}, m, dhcp6.Arrival{Source: peer.Addr()}, peer, "eth0")
 	}
 	e := waitDeclinedEvent(t, ctx, kc, func() string { return fmt.Sprintf("; agent counted %+v", a.Stats6(time.Now())) })
 	if e.InvolvedObject.Kind != "IPPool" || e.InvolvedObject.Name != "lab" ||

@@ -86,7 +86,10 @@
 //   - metrics: the counters, their Stats and the Prometheus collector.
 //   - probation: the declined addresses held back, as data with time as a
 //     parameter. Protocol-neutral.
-//   - udpsocket: the socket the server reads from. Protocol-neutral.
+//   - udpsocket: the socket the server reads from and answers through;
+//     its writes never wait. Protocol-neutral.
+//   - packetsocket: DHCPv6's multicasts in, with their frame's MAC, and
+//     their replies out, straight to that MAC.
 //   - the command (package main): flags, health, wiring.
 //
 // DHCPv6 is the second handler, in the files named *6.go: the decision is
@@ -99,8 +102,10 @@
 // ff02::1:2 from an AF_PACKET socket (package packetsocket), which gives
 // each frame's source MAC, and relays' unicasts from a UDP socket on
 // [::]:547 (udpsocket.ListenIPv6, unicast only, so that nothing is
-// answered twice), and replies through the UDP socket; handle6.go answers
-// one message without allocating; decline6.go keeps the binding REPLYs
+// answered twice); a reply to what the packet socket read goes back
+// through it, in a frame to the requester's MAC, a reply to what the UDP
+// socket read through the UDP socket; handle6.go answers one message
+// without allocating; decline6.go keeps the binding REPLYs
 // for the decline window (bindings6.go) and applies what a decision
 // reports: a DECLINE within the window puts the address on the same
 // probation as DHCPv4's and reaches the decline hook (an Event on the
@@ -108,7 +113,17 @@
 // and counted. Its counters are series of their own (stats6.go,
 // [Agent.Collector6]). The table versions, the pool sources, probation
 // and metrics are shared; the server names itself by the DUID given with
-// [WithServerDUID].
+// [WithServerDUID]; the relays it answers are [WithRelays6]'s.
+//
+// # Sending never waits
+//
+// send.go holds the rule both families follow (a host on the link must
+// not be able to stall the server): sockets never block a write; a reply
+// the kernel has no room for is dropped and counted; a reply to a
+// destination not known to be reachable uses at most half the socket's
+// send buffer; DHCPv6 replies to what the packet socket read need no
+// neighbour discovery. Every line a packet can cause at level 0 is
+// limited to logBurst a minute per kind (loglimit.go).
 //
 // # DHCPv6: which lease a client gets
 //

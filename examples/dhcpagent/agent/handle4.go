@@ -1,14 +1,14 @@
 package agent
 
 import (
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
-
 	"net"
 	"net/netip"
 	"sync"
+	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 )
 
 // Handle is the agent's server4.Handler: it answers m on conn at
@@ -74,18 +74,17 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 	defer sendBuffers.Put(buf)
 	b := dhcp4wire.Append((*buf)[:0], resp)
 	*buf = b
-	_, err = conn.WriteToUDPAddrPort(b, dst)
+	err = a.send4(conn, b, dst)
 	if err != nil && typ == dhcpv4.MessageTypeNak && dst != dhcp4.Broadcast() && dst.Port() == dhcp4.ClientPort {
 		if a.log.V(packetLevel).Enabled() {
 			a.log.V(packetLevel).Info("NAK to ciaddr failed, broadcasting it", "xid", resp.TransactionID.String(),
 				"to", dst.String(), "err", err.Error())
 		}
 		dst = dhcp4.Broadcast()
-		_, err = conn.WriteToUDPAddrPort(b, dst)
+		err = a.send4(conn, b, dst)
 	}
 	if err != nil {
-		a.counters.SendErrors.Add(1)
-		a.log.Error(err, "send failed", "xid", m.TransactionID.String(), "to", dst.String())
+		a.sendFailed4(m, dst, err, now)
 		return
 	}
 	countReply(&a.counters, typ)
@@ -99,6 +98,33 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 		attrs = append(attrs, "addr", resp.YourIPAddr.String())
 	}
 	a.log.V(packetLevel).Info(typ.String(), attrs...)
+}
+
+// send4 sends b to dst through conn. Every DHCPv4 destination but the
+// broadcast address needs ARP (ciaddr, giaddr and a probe's source are the
+// client's word), so such a reply is sent only while conn has room for
+// replies to destinations not known to be reachable (see send.go).
+func (a *Agent) send4(conn replyWriter, b []byte, dst netip.AddrPort) error {
+	if dst != dhcp4.Broadcast() && !roomForUnverified(conn) {
+		return errNoRoom
+	}
+	_, err := conn.WriteToUDPAddrPort(b, dst)
+	return err
+}
+
+// sendFailed4 counts a reply that was not sent, and logs it within
+// sendLines' limit.
+func (a *Agent) sendFailed4(m *dhcpv4.DHCPv4, dst netip.AddrPort, err error, now time.Time) {
+	msg := "send failed"
+	if dropped(err) {
+		a.counters.SendDropped.Add(1)
+		msg = "reply dropped: no room to send it now"
+	} else {
+		a.counters.SendErrors.Add(1)
+	}
+	if ok, skipped := a.sendLines.allow(now); ok {
+		a.log.Error(err, msg, "xid", m.TransactionID.String(), "to", dst.String(), "notLogged", skipped)
+	}
 }
 
 // sendBuffers holds the buffers Handle encodes replies into. A reply of

@@ -55,7 +55,8 @@ type sent6 struct {
 	addrs  []dhcp6wire.IAAddr
 }
 
-// tap6 is a Conn that records the DHCPv6 replies sent through it.
+// tap6 is a Conn that records the DHCPv6 replies sent through it, and
+// through the packet socket it wraps (frames).
 type tap6 struct {
 	Conn
 	mu   sync.Mutex
@@ -64,6 +65,33 @@ type tap6 struct {
 
 func (c *tap6) WriteToUDPAddrPort(b []byte, to netip.AddrPort) (int, error) {
 	n, err := c.Conn.WriteToUDPAddrPort(b, to)
+	c.record(b, err)
+	return n, err
+}
+
+// frames wraps mc so that the replies sent through it are recorded too.
+func (c *tap6) frames(mc Multicast6) Multicast6 { return &tapFrames{Multicast6: mc, tap: c} }
+
+type tapFrames struct {
+	Multicast6
+	tap *tap6
+}
+
+// BadChecksums is the packet socket's, for Serve6's metrics.
+func (f *tapFrames) BadChecksums() uint64 {
+	if c, ok := f.Multicast6.(interface{ BadChecksums() uint64 }); ok {
+		return c.BadChecksums()
+	}
+	return 0
+}
+
+func (f *tapFrames) WriteTo(b []byte, to netip.AddrPort, mac [6]byte) (int, error) {
+	n, err := f.Multicast6.WriteTo(b, to, mac)
+	f.tap.record(b, err)
+	return n, err
+}
+
+func (c *tap6) record(b []byte, err error) {
 	var p dhcp6wire.Packet
 	if err == nil && dhcp6wire.Decode(&p, slices.Clone(b)) == nil {
 		s := sent6{typ: p.Msg.Type}
@@ -78,7 +106,6 @@ func (c *tap6) WriteToUDPAddrPort(b []byte, to netip.AddrPort) (int, error) {
 		c.sent = append(c.sent, s)
 		c.mu.Unlock()
 	}
-	return n, err
 }
 
 func (c *tap6) replies() []sent6 {
@@ -139,6 +166,9 @@ func newLab6With(t *testing.T, packet bool, clientMAC string, allocated6 map[str
 		t.Fatalf("DHCPv6 sockets: %v", err)
 	}
 	l.tap = &tap6{Conn: conn6}
+	if mc != nil {
+		mc = l.tap.frames(mc)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served6, watched := make(chan error, 1), make(chan error, 1)
 	go func() { served6 <- l.a.Serve6(ctx, l.tap, mc, l.p.ServerIf) }()

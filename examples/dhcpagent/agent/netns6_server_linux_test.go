@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"net"
 	"net/netip"
 	"os"
@@ -197,54 +198,87 @@ func TestNetns6DualStack(t *testing.T) {
 }
 
 // TestNetns6Relayed: a relay's RELAY-FORW, unicast to the agent's global
-// address on port 547, reaches the unicast UDP socket (and only it), and
-// the agent answers inside a RELAY-REPL to the relay: the client, with a
-// DUID-UUID, is found by the client link-layer address option (RFC 6939)
-// the relay added.
+// address on port 547, reaches the unicast UDP socket (and only it). From
+// a relay -relays6 lists, the agent answers inside a RELAY-REPL to the
+// relay: the client, with a DUID-UUID, is found by the client link-layer
+// address option (RFC 6939) the relay added. From any other host the same
+// message is dropped, counted and logged: its option would hand that
+// host any MAC's address.
 func TestNetns6Relayed(t *testing.T) {
 	const mac = "52:54:00:aa:00:05"
-	l := newLab6(t, "52:54:00:ff:00:01", map[string]string{"2001:db8:30::5": mac}) // the relay's own MAC has no lease
-	netnstest.IP(t, "-n", l.p.ClientNS, "addr", "add", "2001:db8:30::99/64", "dev", l.p.ClientIf, "nodad")
-	netnstest.LinkLocal(t, l.p.ClientNS, l.p.ClientIf)
-	var req dhcp6wire.Packet
-	req.Relays = []dhcp6wire.Relay{{Type: dhcp6wire.RelayForw, LinkAddr: netip.MustParseAddr("2001:db8:30::99"),
-		PeerAddr: netip.MustParseAddr("fe80::1234"), InterfaceID: []byte("port7"),
-		LinkLayerType: dhcp6wire.HWTypeEthernet, LinkLayerAddr: []byte{0x52, 0x54, 0, 0xaa, 0, 5}}}
-	req.Msg = dhcp6wire.Message{Type: dhcp6wire.Solicit, TransactionID: [3]byte{4, 5, 6},
-		ClientID: []byte{0, 4, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
-		IANA:     []dhcp6wire.IANA{{IAID: 7}}, HasElapsedTime: true}
-	var reply []byte
-	if err := netnstest.In(l.p.ClientNS, func() error {
-		conn, err := net.ListenUDP("udp6", &net.UDPAddr{IP: net.ParseIP("2001:db8:30::99"), Port: ServerPort6})
-		if err != nil {
-			return err
-		}
-		defer conn.Close()
-		if _, err := conn.WriteToUDPAddrPort(dhcp6wire.Append(nil, &req), netip.MustParseAddrPort("[2001:db8:30::1]:547")); err != nil {
-			return err
-		}
-		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-		b := make([]byte, 1500)
-		n, _, err := conn.ReadFromUDPAddrPort(b)
-		reply = b[:n]
-		return err
-	}); err != nil {
-		t.Fatalf("relay: %v", err)
+	for _, tc := range []struct {
+		name    string
+		relays  []netip.Prefix
+		answers bool
+	}{
+		{"listed relay", []netip.Prefix{netip.MustParsePrefix("2001:db8:30::99/128")}, true},
+		{"relay inside a listed prefix", []netip.Prefix{netip.MustParsePrefix("2001:db8:30::/120")}, true},
+		{"unlisted relay", []netip.Prefix{netip.MustParsePrefix("2001:db8:30::98/128")}, false},
+		{"no relay listed", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLab6(t, "52:54:00:ff:00:01", map[string]string{"2001:db8:30::5": mac}, WithRelays6(tc.relays)) // the relay's own MAC has no lease
+			netnstest.IP(t, "-n", l.p.ClientNS, "addr", "add", "2001:db8:30::99/64", "dev", l.p.ClientIf, "nodad")
+			netnstest.LinkLocal(t, l.p.ClientNS, l.p.ClientIf)
+			var req dhcp6wire.Packet
+			req.Relays = []dhcp6wire.Relay{{Type: dhcp6wire.RelayForw, LinkAddr: netip.MustParseAddr("2001:db8:30::99"),
+				PeerAddr: netip.MustParseAddr("fe80::1234"), InterfaceID: []byte("port7"),
+				LinkLayerType: dhcp6wire.HWTypeEthernet, LinkLayerAddr: []byte{0x52, 0x54, 0, 0xaa, 0, 5}}}
+			req.Msg = dhcp6wire.Message{Type: dhcp6wire.Solicit, TransactionID: [3]byte{4, 5, 6},
+				ClientID: []byte{0, 4, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16},
+				IANA:     []dhcp6wire.IANA{{IAID: 7}}, HasElapsedTime: true}
+			var reply []byte
+			wait := 5 * time.Second
+			if !tc.answers {
+				wait = 2 * time.Second
+			}
+			err := netnstest.In(l.p.ClientNS, func() error {
+				conn, err := net.ListenUDP("udp6", &net.UDPAddr{IP: net.ParseIP("2001:db8:30::99"), Port: ServerPort6})
+				if err != nil {
+					return err
+				}
+				defer conn.Close()
+				if _, err := conn.WriteToUDPAddrPort(dhcp6wire.Append(nil, &req), netip.MustParseAddrPort("[2001:db8:30::1]:547")); err != nil {
+					return err
+				}
+				conn.SetReadDeadline(time.Now().Add(wait))
+				b := make([]byte, 1500)
+				n, _, err := conn.ReadFromUDPAddrPort(b)
+				reply = b[:n]
+				return err
+			})
+			if !tc.answers {
+				if !errors.Is(err, os.ErrDeadlineExceeded) {
+					t.Errorf("the unlisted relay got %d bytes (err %v), want no answer", len(reply), err)
+				}
+				waitFor(t, "the relayed message to be counted", func() bool { return l.a.Stats6(time.Now()).Received == 1 })
+				if s := l.a.Stats6(time.Now()); s.UntrustedRelays != 1 || s.Offers != 0 {
+					t.Errorf("counted %d untrusted relays and %d ADVERTISEs, want 1 and 0", s.UntrustedRelays, s.Offers)
+				}
+				if n := strings.Count(l.logs.String(), "its relay is not listed"); n != 1 {
+					t.Errorf("%d log lines name the unlisted relay, want 1:\n%s", n, l.logs)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("relay: %v", err)
+			}
+			var got dhcp6wire.Packet
+			if err := dhcp6wire.Decode(&got, reply); err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Relays) != 1 || got.Relays[0].Type != dhcp6wire.RelayRepl || string(got.Relays[0].InterfaceID) != "port7" ||
+				got.Msg.Type != dhcp6wire.Advertise || len(got.Msg.IANA) != 1 || len(got.Msg.IANA[0].Addrs) != 1 ||
+				got.Msg.IANA[0].Addrs[0].Addr != netip.MustParseAddr("2001:db8:30::5") {
+				t.Errorf("the relay got %+v, want a RELAY-REPL (interface-id port7) around an ADVERTISE of 2001:db8:30::5", got)
+			}
+			if n := l.a.Stats6(time.Now()).Received; n != 1 {
+				t.Errorf("the agent handled the relayed message %d times, want once", n)
+			}
+			// The agent logs a reply after it sent it.
+			waitFor(t, "the agent to log that it found the client by the relay's link-layer address option", func() bool {
+				return strings.Contains(l.logs.String(), `source="relay-link-layer"`)
+			})
+		})
 	}
-	var got dhcp6wire.Packet
-	if err := dhcp6wire.Decode(&got, reply); err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Relays) != 1 || got.Relays[0].Type != dhcp6wire.RelayRepl || string(got.Relays[0].InterfaceID) != "port7" ||
-		got.Msg.Type != dhcp6wire.Advertise || len(got.Msg.IANA) != 1 || len(got.Msg.IANA[0].Addrs) != 1 ||
-		got.Msg.IANA[0].Addrs[0].Addr != netip.MustParseAddr("2001:db8:30::5") {
-		t.Errorf("the relay got %+v, want a RELAY-REPL (interface-id port7) around an ADVERTISE of 2001:db8:30::5", got)
-	}
-	if n := l.a.Stats6(time.Now()).Received; n != 1 {
-		t.Errorf("the agent handled the relayed message %d times, want once", n)
-	}
-	// The agent logs a reply after it sent it.
-	waitFor(t, "the agent to log that it found the client by the relay's link-layer address option", func() bool {
-		return strings.Contains(l.logs.String(), `source="relay-link-layer"`)
-	})
 }

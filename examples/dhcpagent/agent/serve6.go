@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/netip"
 	"runtime"
 	"time"
 
@@ -20,10 +21,20 @@ const (
 )
 
 // Multicast6 is where Serve6 reads the messages clients multicast to
-// ff02::1:2 with the frame's source MAC: a *packetsocket.Socket.
+// ff02::1:2 with the frame's source MAC, and sends their replies straight
+// to that MAC: a *packetsocket.Socket.
 type Multicast6 interface {
 	Read(b []byte) (packetsocket.Frame, error)
+	FrameWriter
 	Close() error
+}
+
+// FrameWriter sends a UDP datagram to dst in an Ethernet frame addressed
+// to mac, from the interface's link-local address and port 547, without
+// waiting: neither for neighbour discovery nor for room in a buffer
+// (packetsocket.Socket.WriteTo).
+type FrameWriter interface {
+	WriteTo(b []byte, dst netip.AddrPort, mac [6]byte) (int, error)
 }
 
 // errNoIPv6 is why a DHCPv6 message gets no reply while the pool has no
@@ -36,10 +47,13 @@ var errNoIPv6 = errors.New("the pool has no IPv6 part (spec.ipv6)")
 // each frame's source MAC, the identity of a client whose DUID holds no
 // MAC) and the unicast ones, which relays send, from conn (a socket of
 // udpsocket.ListenIPv6, which receives no multicast, so that no message is
-// answered twice), each on a goroutine of its own, and sends every reply
-// through conn: to the client's link-local address on zone (the
-// interface's name) port 546, or inside RELAY-REPL to the relay it came
-// from. A nil mc reads from conn alone, which must then receive the
+// answered twice), each on a goroutine of its own. A reply to what mc
+// read goes back through mc, to the frame's source MAC, so that no reply
+// waits for neighbour discovery (a host sending from addresses that do
+// not exist cannot stall the others); a reply to what conn read goes
+// through conn: to the client's address on zone (the interface's name)
+// port 546, or inside RELAY-REPL to the relay it came from. Neither
+// waits for room (see send.go). A nil mc reads from conn alone, which must then receive the
 // multicasts itself (udpsocket.ListenIPv6Group, what the command falls
 // back to without CAP_NET_RAW): clients are then found by their DUID and
 // EUI-64 link-local address only, and since the socket cannot tell a
@@ -63,13 +77,17 @@ func (a *Agent) Serve6(ctx context.Context, conn Conn, mc Multicast6, zone strin
 		}
 	})
 	defer stop()
-	a.log.Info("serving DHCPv6", "addr", conn.LocalAddr().String(), "multicast", mc != nil, "interface", zone)
+	a.log.Info("serving DHCPv6", "addr", conn.LocalAddr().String(), "multicast", mc != nil, "interface", zone,
+		"relays", len(a.relays6))
+	if c, ok := mc.(interface{ BadChecksums() uint64 }); ok {
+		a.checksums6.Store(&c)
+	}
 	errc := make(chan error, 2)
 	n := 1
 	go func() { errc <- a.readUnicast6(conn, zone, mc != nil) }()
 	if mc != nil {
 		n++
-		go func() { errc <- a.readMulticast6(mc, conn, zone) }()
+		go func() { errc <- a.readMulticast6(mc, zone) }()
 	}
 	var first error
 	for range n {
@@ -102,8 +120,8 @@ func newScratch6() *scratch6 {
 	return &scratch6{buf: make([]byte, 65535), out: make([]byte, 0, 1500)}
 }
 
-// readMulticast6 answers what mc reads until it fails.
-func (a *Agent) readMulticast6(mc Multicast6, w replyWriter, zone string) error {
+// readMulticast6 answers what mc reads, through mc, until it fails.
+func (a *Agent) readMulticast6(mc Multicast6, zone string) error {
 	s := newScratch6()
 	y := yielder{last: time.Now()}
 	for {
@@ -115,7 +133,7 @@ func (a *Agent) readMulticast6(mc Multicast6, w replyWriter, zone string) error 
 			return err
 		}
 		arr := dhcp6.Arrival{Source: f.Src.Addr(), FrameMAC: leasestore.MACFrom6(f.SrcMAC), HasFrame: true}
-		a.handle6(s, w, f.Payload, arr, f.Src, zone)
+		a.handle6(s, out6{frames: mc, mac: f.SrcMAC}, f.Payload, arr, f.Src, zone)
 	}
 }
 
@@ -130,6 +148,6 @@ func (a *Agent) readUnicast6(conn Conn, zone string, unicastOnly bool) error {
 			return err
 		}
 		arr := dhcp6.Arrival{Source: peer.Addr().WithZone(""), Unicast: unicastOnly}
-		a.handle6(s, conn, s.buf[:n], arr, peer, zone)
+		a.handle6(s, out6{conn: conn}, s.buf[:n], arr, peer, zone)
 	}
 }

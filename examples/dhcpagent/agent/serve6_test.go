@@ -19,6 +19,12 @@ func (w *discardWriter) WriteToUDPAddrPort(b []byte, _ netip.AddrPort) (int, err
 	return len(b), nil
 }
 
+// WriteTo makes it a FrameWriter, as the packet socket is.
+func (w *discardWriter) WriteTo(b []byte, _ netip.AddrPort, _ [6]byte) (int, error) {
+	w.n++
+	return len(b), nil
+}
+
 // TestHandle6Allocs: answering a SOLICIT and a REQUEST read from the
 // packet socket, from decode to the datagram handed to the socket,
 // allocates nothing (logging per packet off, as in production).
@@ -42,7 +48,7 @@ func TestHandle6Allocs(t *testing.T) {
 	for name, msg := range map[string][]byte{"SOLICIT": solicit, "REQUEST": request} {
 		t.Run(name, func(t *testing.T) {
 			before := w.n
-			allocs := testing.AllocsPerRun(100, func() { a.handle6(s, w, msg, arr, peer, "eth0") })
+			allocs := testing.AllocsPerRun(100, func() { a.handle6(s, out6{frames: w, mac: arr.FrameMAC.As6()}, msg, arr, peer, "eth0") })
 			if w.n-before != 101 {
 				t.Fatalf("%d replies to 101 %ss", w.n-before, name)
 			}

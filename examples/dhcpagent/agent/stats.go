@@ -42,7 +42,7 @@ func (a *Agent) Collector() prometheus.Collector {
 // Summarize logs a summary line at level 0 every interval until ctx is
 // done, and returns ctx.Err(): the counts since the last line (received,
 // offers, acks, naks, declines, probations lifted, releases, drops, send
-// errors) and the
+// errors, replies dropped for want of room) and the
 // table being served (pool, resourceVersion, leases, loads, addresses on
 // probation). It is how an operator sees the traffic without a line per
 // packet.
@@ -59,7 +59,7 @@ func (a *Agent) Summarize(ctx context.Context, interval time.Duration) error {
 			a.log.Info("summary", "interval", interval.String(),
 				"received", s.Received-last.Received, "offers", s.Offers-last.Offers, "acks", s.Acks-last.Acks,
 				"naks", s.Naks-last.Naks, "declines", s.Declines-last.Declines, "lifts", s.Lifts-last.Lifts, "releases", s.Releases-last.Releases,
-				"drops", s.Drops-last.Drops, "sendErrors", s.SendErrors-last.SendErrors,
+				"drops", s.Drops-last.Drops, "sendErrors", s.SendErrors-last.SendErrors, "sendDropped", s.SendDropped-last.SendDropped,
 				"pool", s.Pool, "resourceVersion", s.ResourceVersion, "leases", s.Leases, "loads", s.Loads,
 				"onProbation", s.OnProbation)
 			last = s

@@ -14,6 +14,9 @@ import (
 func (a *Agent) Stats6(now time.Time) metrics.Stats {
 	s := a.counters6.Read()
 	s.OnProbation = a.probation.Len(now)
+	if c := a.checksums6.Load(); c != nil {
+		s.BadChecksums = (*c).BadChecksums()
+	}
 	if v := a.table.Load(); v != nil {
 		s.Pool, s.ResourceVersion, s.Leases = v.pool, v.resourceVersion, v.store6().Len()
 	}

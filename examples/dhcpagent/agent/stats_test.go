@@ -75,6 +75,9 @@ dhcpagent_releases_total 1
 dhcpagent_replies_total{type="ACK"} 2
 dhcpagent_replies_total{type="NAK"} 1
 dhcpagent_replies_total{type="OFFER"} 1
+# HELP dhcpagent_send_dropped_total Replies dropped rather than waited for: the send buffer was full, or too full for a destination not known to be reachable.
+# TYPE dhcpagent_send_dropped_total counter
+dhcpagent_send_dropped_total 0
 # HELP dhcpagent_send_errors_total Replies the socket refused.
 # TYPE dhcpagent_send_errors_total counter
 dhcpagent_send_errors_total 0
@@ -115,9 +118,9 @@ func TestSummarize(t *testing.T) {
 	}
 	handleMix(t, a)
 
-	want := map[string]int{"received": 7, "offers": 1, "acks": 2, "naks": 1, "declines": 1, "lifts": 0, "releases": 1, "drops": 1, "sendErrors": 0}
-	line := regexp.MustCompile(`"summary" interval="20ms" received=(\d+) offers=(\d+) acks=(\d+) naks=(\d+) declines=(\d+) lifts=(\d+) releases=(\d+) drops=(\d+) sendErrors=(\d+) pool="default/lab" resourceVersion="42" leases=2 loads=1 onProbation=\d\n`)
-	names := []string{"received", "offers", "acks", "naks", "declines", "lifts", "releases", "drops", "sendErrors"}
+	want := map[string]int{"received": 7, "offers": 1, "acks": 2, "naks": 1, "declines": 1, "lifts": 0, "releases": 1, "drops": 1, "sendErrors": 0, "sendDropped": 0}
+	line := regexp.MustCompile(`"summary" interval="20ms" received=(\d+) offers=(\d+) acks=(\d+) naks=(\d+) declines=(\d+) lifts=(\d+) releases=(\d+) drops=(\d+) sendErrors=(\d+) sendDropped=(\d+) pool="default/lab" resourceVersion="42" leases=2 loads=1 onProbation=\d\n`)
+	names := []string{"received", "offers", "acks", "naks", "declines", "lifts", "releases", "drops", "sendErrors", "sendDropped"}
 	for {
 		got := map[string]int{}
 		for _, m := range line.FindAllStringSubmatch(logs.String(), -1) {

@@ -1,0 +1,58 @@
+package agent
+
+import (
+	"errors"
+
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/packetsocket"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
+)
+
+// Sending never waits. A reply to a unicast destination the kernel has
+// not resolved (no neighbour or ARP entry yet) waits in the kernel's
+// neighbour queue, and what waits there counts against the socket's send
+// buffer: a host that sends messages from addresses that do not exist
+// (a SOLICIT from a made-up link-local source, a REQUEST with a made-up
+// ciaddr) fills that buffer with replies that wait about 3 s each, and a
+// socket that then blocked its writer would stop the read loop, and
+// every other client's reply with it. So:
+//
+//   - the sockets never block a write (udpsocket and packetsocket send
+//     with MSG_DONTWAIT); a reply the kernel has no room for is dropped
+//     and counted (SendDropped), and the client retransmits;
+//   - a reply to a destination not known to be reachable (a DHCPv4
+//     unicast to ciaddr or to a source port other than 67, a DHCPv6 reply
+//     through the UDP socket to anything but a listed relay) is sent only
+//     while the socket holds less than half of its send buffer, so such
+//     replies can never take the whole buffer from the broadcasts and
+//     relay replies that need none of it for long;
+//   - DHCPv6 replies to what the packet socket read go back through it,
+//     in an Ethernet frame addressed to the frame's source MAC: they need
+//     no neighbour discovery at all.
+
+// errNoRoom is why a reply to a destination not known to be reachable
+// was not sent: the socket's send buffer is half full.
+var errNoRoom = errors.New("send buffer kept for replies to known destinations")
+
+// backlogger is a socket that tells how full its send buffer is
+// (udpsocket.Socket).
+type backlogger interface {
+	Backlog() (queued, capacity int, err error)
+}
+
+// roomForUnverified reports whether w may take a reply to a destination
+// not known to be reachable: w holds less than half its send buffer. A
+// writer that cannot tell (a net.UDPConn in tests) always may.
+func roomForUnverified(w replyWriter) bool {
+	b, ok := w.(backlogger)
+	if !ok {
+		return true
+	}
+	queued, capacity, err := b.Backlog()
+	return err != nil || queued < capacity/2
+}
+
+// dropped reports whether a send failed for want of room rather than
+// failing outright: the reply is dropped and counted, not an error.
+func dropped(err error) bool {
+	return errors.Is(err, errNoRoom) || errors.Is(err, udpsocket.ErrWouldBlock) || errors.Is(err, packetsocket.ErrWouldBlock)
+}
