@@ -49,3 +49,13 @@ func buildDatagram(b []byte, src, dst netip.AddrPort, payload []byte) []byte {
 	binary.BigEndian.PutUint16(udp[6:8], c)
 	return p
 }
+
+// AppendDatagram appends to b the IPv6 packet WriteTo would send to carry
+// payload from src to dst (a correct checksum, hop limit 64), for tools
+// and tests that craft frames of their own. It allocates only to grow b.
+func AppendDatagram(b []byte, src, dst netip.AddrPort, payload []byte) []byte {
+	n := len(b)
+	b = append(b, make([]byte, ipv6HeaderLen+udpHeaderLen+len(payload))...)
+	buildDatagram(b[n:], src, dst, payload)
+	return b
+}
