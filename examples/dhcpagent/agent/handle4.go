@@ -4,7 +4,6 @@ import (
 	"net"
 	"net/netip"
 	"sync"
-	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
@@ -84,7 +83,7 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 		err = a.send4(conn, b, dst)
 	}
 	if err != nil {
-		a.sendFailed4(m, dst, err, now)
+		a.sendFailed(&a.counters, &a.sendLines, now, err, "", "xid", m.TransactionID.String(), "to", dst.String())
 		return
 	}
 	countReply(&a.counters, typ)
@@ -110,21 +109,6 @@ func (a *Agent) send4(conn replyWriter, b []byte, dst netip.AddrPort) error {
 	}
 	_, err := conn.WriteToUDPAddrPort(b, dst)
 	return err
-}
-
-// sendFailed4 counts a reply that was not sent, and logs it within
-// sendLines' limit.
-func (a *Agent) sendFailed4(m *dhcpv4.DHCPv4, dst netip.AddrPort, err error, now time.Time) {
-	msg := "send failed"
-	if dropped(err) {
-		a.counters.SendDropped.Add(1)
-		msg = "reply dropped: no room to send it now"
-	} else {
-		a.counters.SendErrors.Add(1)
-	}
-	if ok, skipped := a.sendLines.allow(now); ok {
-		a.log.Error(err, msg, "xid", m.TransactionID.String(), "to", dst.String(), "notLogged", skipped)
-	}
 }
 
 // sendBuffers holds the buffers Handle encodes replies into. A reply of

@@ -63,7 +63,7 @@ func (a *Agent) handle6(s *scratch6, w out6, payload []byte, arr dhcp6.Arrival, 
 		dst = netip.AddrPortFrom(peer.Addr().WithZone(zone), ClientPort6)
 	}
 	if err := a.send6(w, s.out, dst, relayed); err != nil {
-		a.sendFailed6(d.Type, dst, err, now)
+		a.sendFailed(&a.counters6, &a.sendLines6, now, err, "DHCPv6 ", "type", d.Type.String(), "to", dst.String())
 		return
 	}
 	if d.Type == dhcp6wire.Advertise {
@@ -91,22 +91,6 @@ func (a *Agent) send6(w out6, b []byte, dst netip.AddrPort, relayed bool) error 
 	}
 	_, err := w.conn.WriteToUDPAddrPort(b, dst)
 	return err
-}
-
-// sendFailed6 counts a reply that was not sent, and logs it within
-// sendLines6's limit: a reply dropped for want of room is counted
-// apart from a socket error.
-func (a *Agent) sendFailed6(typ dhcp6wire.MessageType, dst netip.AddrPort, err error, now time.Time) {
-	msg := "DHCPv6 send failed"
-	if dropped(err) {
-		a.counters6.SendDropped.Add(1)
-		msg = "DHCPv6 reply dropped: no room to send it now"
-	} else {
-		a.counters6.SendErrors.Add(1)
-	}
-	if ok, skipped := a.sendLines6.allow(now); ok {
-		a.log.Error(err, msg, "type", typ.String(), "to", dst.String(), "notLogged", skipped)
-	}
 }
 
 // untrustedRelay counts a relayed message from a relay not listed, and

@@ -2,6 +2,9 @@ package agent
 
 import (
 	"errors"
+	"time"
+
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/packetsocket"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
@@ -55,4 +58,20 @@ func roomForUnverified(w replyWriter) bool {
 // failing outright: the reply is dropped and counted, not an error.
 func dropped(err error) bool {
 	return errors.Is(err, errNoRoom) || errors.Is(err, udpsocket.ErrWouldBlock) || errors.Is(err, packetsocket.ErrWouldBlock)
+}
+
+// sendFailed counts in c a reply that was not sent (SendDropped when
+// there was no room for it, SendErrors otherwise) and logs it within l's
+// limit, its message after prefix ("DHCPv6 " or none), with kv.
+func (a *Agent) sendFailed(c *metrics.Counters, l *lineLimit, now time.Time, err error, prefix string, kv ...any) {
+	msg := "send failed"
+	if dropped(err) {
+		c.SendDropped.Add(1)
+		msg = "reply dropped: no room to send it now"
+	} else {
+		c.SendErrors.Add(1)
+	}
+	if ok, skipped := l.allow(now); ok {
+		a.log.Error(err, prefix+msg, append(kv, "notLogged", skipped)...)
+	}
 }
