@@ -45,7 +45,7 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	c.AddKubeconfig(fs)
 	fs.StringVar(&c.iface, "iface", "", "serve only this network `interface` (SO_BINDTODEVICE); empty: every interface")
 	listen := fs.String("listen", "0.0.0.0:67", "the UDP `address` to listen on")
-	listen6 := fs.String("listen6", "[::]:547", "the UDP `address` to listen on for DHCPv6 (relayed messages, and every reply's source), when the pool has an IPv6 part (spec.ipv6); clients' multicasts to ff02::1:2 are read on -iface with a packet socket")
+	listen6 := fs.String("listen6", "[::]:547", "the UDP `address` to listen on for DHCPv6 (relayed messages and their replies), when the pool has an IPv6 part (spec.ipv6); clients' multicasts to ff02::1:2 are read on -iface with a packet socket and answered through it")
 	relays6 := fs.String("relays6", "", "the DHCPv6 relay agents to answer: a comma-separated list of IPv6 `addresses or prefixes` (2001:db8::1,fd00:1::/64); a RELAY-FORW from any other source is dropped, since a relay's options choose the client's lease. Empty: none")
 	duid := fs.String("duid", "", "the DHCPv6 server `DUID` in hex (00:04:...); empty: a DUID-UUID named after the pool's namespace/name, the same across restarts and replicas")
 	fs.DurationVar(&c.poll, "poll", 30*time.Second, "with -pool: also check the file this often, a fallback for file systems that send no inotify events")
