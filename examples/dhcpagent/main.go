@@ -79,6 +79,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/apiserver"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
@@ -109,7 +110,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 
 	opts := []agent.Option{agent.WithLogger(log), agent.WithProbation(c.probation)}
 	var (
-		watch *poolsource.IPPoolWatch
+		watch *apiserver.IPPoolWatch
 		dc    dynamic.Interface
 	)
 	if c.ippool != "" {
@@ -124,10 +125,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		recorder, stopEvents := agent.NewEventRecorder(kc)
+		recorder, stopEvents := apiserver.NewEventRecorder(kc)
 		defer stopEvents()
-		opts = append(opts, agent.WithDeclineHook(agent.DeclineEvents(
-			func() *unstructured.Unstructured { return watch.Latest() }, recorder)))
+		record := apiserver.DeclineEvents(func() *unstructured.Unstructured { return watch.Latest() }, recorder)
+		opts = append(opts, agent.WithDeclineHook(func(d agent.Decline) { record(d.MAC, d.Addr, d.Until) }))
 	}
 	duid, err := c.serverDUID()
 	if err != nil {
@@ -149,7 +150,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		log.Info("probes", "addr", bound)
 	}
 	if c.ippool != "" {
-		watch = poolsource.NewIPPoolWatch(dc, c.namespace, c.name, a.Accept, log)
+		watch = apiserver.NewIPPoolWatch(dc, c.namespace, c.name, a.Accept, log)
 		if err := watch.Run(ctx); err != nil {
 			return err
 		}

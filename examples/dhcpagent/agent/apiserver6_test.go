@@ -11,10 +11,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/apiserver"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -49,12 +49,13 @@ func TestIPPoolWatch6(t *testing.T) {
 	}
 	setAllocated6(map[string]any{"2001:db8:30::a": dhcp4test.MACA})
 
-	recorder, stopEvents := NewEventRecorder(kc)
+	recorder, stopEvents := apiserver.NewEventRecorder(kc)
 	defer stopEvents()
-	var w *poolsource.IPPoolWatch
+	var w *apiserver.IPPoolWatch
+	record := apiserver.DeclineEvents(func() *unstructured.Unstructured { return w.Latest() }, recorder)
 	a := New(nil, WithLogger(logr.Discard()), WithServerDUID([]byte{0, 3, 0, 1, 2, 0, 0, 0, 0, 0x53}),
-		WithDeclineHook(DeclineEvents(func() *unstructured.Unstructured { return w.Latest() }, recorder)))
-	w = poolsource.NewIPPoolWatch(dc, "default", "lab", a.Accept, logr.Discard())
+		WithDeclineHook(func(d Decline) { record(d.MAC, d.Addr, d.Until) }))
+	w = apiserver.NewIPPoolWatch(dc, "default", "lab", a.Accept, logr.Discard())
 	if err := w.Run(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/apiserver"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -31,7 +31,7 @@ func ippoolObject(t *testing.T, name string, allocated map[string]string) *unstr
 	t.Helper()
 	p := labtest.Pool(allocated)
 	obj := map[string]any{
-		"apiVersion": poolsource.IPPoolResource.GroupVersion().String(),
+		"apiVersion": apiserver.IPPoolResource.GroupVersion().String(),
 		"kind":       "IPPool",
 		"metadata":   map[string]any{"name": name, "namespace": "default"},
 	}
@@ -85,7 +85,7 @@ func startIPPoolAPI(t *testing.T) (context.Context, dynamic.Interface, kubernete
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	return ctx, dc, kc, dc.Resource(poolsource.IPPoolResource).Namespace("default")
+	return ctx, dc, kc, dc.Resource(apiserver.IPPoolResource).Namespace("default")
 }
 
 // waitDeclinedEvent waits for the first AddressDeclined event in namespace
@@ -126,11 +126,12 @@ func TestIPPoolWatch(t *testing.T) {
 	setAllocated(t, ctx, pools, "lab-other", map[string]string{"10.77.0.30": dhcp4test.MACA})
 
 	logs := &logtest.Buffer{}
-	recorder, stopEvents := NewEventRecorder(kc)
+	recorder, stopEvents := apiserver.NewEventRecorder(kc)
 	defer stopEvents()
-	var w *poolsource.IPPoolWatch
-	a := New(nil, WithLogger(newTestLogger(logs)), WithDeclineHook(DeclineEvents(func() *unstructured.Unstructured { return w.Latest() }, recorder)))
-	w = poolsource.NewIPPoolWatch(dc, "default", "lab", a.Accept, newTestLogger(logs))
+	var w *apiserver.IPPoolWatch
+	record := apiserver.DeclineEvents(func() *unstructured.Unstructured { return w.Latest() }, recorder)
+	a := New(nil, WithLogger(newTestLogger(logs)), WithDeclineHook(func(d Decline) { record(d.MAC, d.Addr, d.Until) }))
+	w = apiserver.NewIPPoolWatch(dc, "default", "lab", a.Accept, newTestLogger(logs))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("agent log:\n%s", logs)

@@ -20,8 +20,9 @@
 // served and the addresses on probation at the agent's clock, sends it to
 // dhcp4's destination, and notes an ACK's binding (respond4.go).
 // A DECLINE accepted puts the address on probation ([probation.Set]), a
-// RELEASE is logged (decline4.go, bindings.go; events.go records declines
-// as Events on the IPPool). The agent counts what it does into
+// RELEASE is logged (decline4.go, bindings.go; the decline hook is how
+// the command records declines as Events on the IPPool, with package
+// apiserver). The agent counts what it does into
 // package metrics ([Agent.Stats], [Agent.Collector], [Agent.Summarize]).
 //
 // # DECLINE: what a bystander cannot abuse
@@ -82,7 +83,10 @@
 //     DECLINE and RELEASE checks), pure: no socket, no clock, no counter.
 //   - dhcp4wire: the DHCPv4 wire codec (decode and encode, no decision).
 //   - poolsource: where pools come from (the Pool JSON type, the watched
-//     file, the API server), delivered whole to the server.
+//     file), delivered whole to the server.
+//   - apiserver: the API-server mode (the IPPool watch, Events on the
+//     IPPool): the only package that uses client-go, so this one and
+//     poolsource know no Kubernetes client.
 //   - metrics: the counters, their Stats and the Prometheus collector.
 //   - probation: the declined addresses held back, as data with time as a
 //     parameter. Protocol-neutral.

@@ -114,7 +114,7 @@ func (a *Agent) Apply(p *poolsource.Pool) (Update, error) {
 const maxLogged = 50
 
 // Accept is Apply without the Update: the poolsource.Apply the pool
-// sources (poolsource.File, poolsource.IPPoolWatch) deliver to.
+// sources (poolsource.File, apiserver.IPPoolWatch) deliver to.
 func (a *Agent) Accept(p *poolsource.Pool) error {
 	_, err := a.Apply(p)
 	return err

@@ -1,7 +1,8 @@
 // Package poolsource is where the agent's pools come from, and nothing
 // else: the IPPool object as JSON ([Pool], the operator's v1alpha1 spec
 // embedded, so whatever the IPPool's spec gains comes along), read from a
-// watched file ([File]) or from the API server ([IPPoolWatch]). Each
+// watched file ([File]) or, through [Deliver], from the API server
+// (package apiserver's IPPoolWatch, which holds the client-go side). Each
 // source delivers every new version of the pool to an [Apply], the
 // server's load, which builds its lease tables from it (the DHCPv4 table,
 // and the DHCPv6 table of a dual-stack pool). [Pool.Config] converts the

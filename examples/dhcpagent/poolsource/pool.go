@@ -152,10 +152,10 @@ func DecodePool(data []byte) (*Pool, error) {
 	return &p, nil
 }
 
-// decodeAndApply decodes data as a Pool and delivers it to apply. A pool
+// Deliver decodes data as a Pool and delivers it to apply. A pool
 // that does not decode is logged (the line the agent logged when it
 // decoded pools itself) and not delivered.
-func decodeAndApply(data []byte, apply Apply, log logr.Logger) error {
+func Deliver(data []byte, apply Apply, log logr.Logger) error {
 	p, err := DecodePool(data)
 	if err != nil {
 		log.Error(err, "pool rejected, table unchanged")

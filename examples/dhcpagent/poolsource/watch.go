@@ -58,7 +58,7 @@ func NewFile(path string, apply Apply, log logr.Logger) *File {
 	return &File{path: path, apply: apply, log: log}
 }
 
-// Load reads the pool file and delivers it (see decodeAndApply). Watch
+// Load reads the pool file and delivers it (see Deliver). Watch
 // starts from the version it read, even if that version did not load.
 func (f *File) Load() error {
 	fi, err := os.Stat(f.path)
@@ -70,7 +70,7 @@ func (f *File) Load() error {
 	if err != nil {
 		return fmt.Errorf("agent: load pool: %w", err)
 	}
-	err = decodeAndApply(data, f.apply, f.log)
+	err = Deliver(data, f.apply, f.log)
 	f.setSeen(fileState{info: fi, readAt: readAt, sum: sha256.Sum256(data)})
 	return err
 }
@@ -159,7 +159,7 @@ func (f *File) poll() {
 	}
 	now := fileState{info: fi, readAt: readAt, sum: sha256.Sum256(data)}
 	if now.sum != seen.sum {
-		_ = decodeAndApply(data, f.apply, f.log) // logged
+		_ = Deliver(data, f.apply, f.log) // logged
 	}
 	f.setSeen(now)
 }

@@ -1,4 +1,4 @@
-package poolsource
+package apiserver
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/go-logr/logr"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
@@ -30,7 +31,7 @@ var IPPoolResource = v1alpha1.GroupVersion.WithResource("ippools")
 //
 // Make one with NewIPPoolWatch; the zero IPPoolWatch is not usable.
 type IPPoolWatch struct {
-	apply           Apply
+	apply           poolsource.Apply
 	log             logr.Logger
 	client          dynamic.Interface
 	namespace, name string
@@ -40,7 +41,7 @@ type IPPoolWatch struct {
 // NewIPPoolWatch returns the watch of the IPPool namespace/name through
 // client, which delivers each version to apply and logs to log what it
 // cannot decode and a delete. It starts nothing; see Run.
-func NewIPPoolWatch(client dynamic.Interface, namespace, name string, apply Apply, log logr.Logger) *IPPoolWatch {
+func NewIPPoolWatch(client dynamic.Interface, namespace, name string, apply poolsource.Apply, log logr.Logger) *IPPoolWatch {
 	return &IPPoolWatch{apply: apply, log: log, client: client, namespace: namespace, name: name}
 }
 
@@ -103,7 +104,7 @@ func (w *IPPoolWatch) load(u *unstructured.Unstructured) error {
 		w.log.Error(err, "IPPool rejected, table unchanged", "pool", w.namespace+"/"+w.name)
 		return err
 	}
-	return decodeAndApply(data, w.apply, w.log)
+	return poolsource.Deliver(data, w.apply, w.log)
 }
 
 // Latest is the latest version of the IPPool the watch has seen, or nil.

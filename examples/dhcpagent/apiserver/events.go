@@ -1,6 +1,7 @@
-package agent
+package apiserver
 
 import (
+	"net/netip"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,21 +12,23 @@ import (
 	"k8s.io/client-go/tools/record"
 )
 
-// DeclineEvents returns a decline hook (see WithDeclineHook) that records
-// each DECLINE as a Warning event, reason AddressDeclined, on the object
-// latest returns (the IPPool the table came from: poolsource.IPPoolWatch.Latest)
-// through recorder, so that the operator or a person sees an address in
-// conflict where they look at the pool. Nothing is recorded while latest
-// returns nil. The recorder queues; the hook does not block.
-func DeclineEvents(latest func() *unstructured.Unstructured, recorder record.EventRecorder) func(Decline) {
-	return func(d Decline) {
+// DeclineEvents returns a function that records a DECLINE (the client's
+// MAC, the address it declined, the end of the address's probation: an
+// agent.Decline's fields, for agent.WithDeclineHook) as a Warning event,
+// reason AddressDeclined, on the object latest returns (the IPPool the
+// table came from: IPPoolWatch.Latest) through recorder, so that the
+// operator or a person sees an address in conflict where they look at the
+// pool. Nothing is recorded while latest returns nil. The recorder queues;
+// the function does not block.
+func DeclineEvents(latest func() *unstructured.Unstructured, recorder record.EventRecorder) func(mac string, addr netip.Addr, until time.Time) {
+	return func(mac string, addr netip.Addr, until time.Time) {
 		obj := latest()
 		if obj == nil {
 			return
 		}
 		recorder.Eventf(obj, corev1.EventTypeWarning, "AddressDeclined",
 			"client %s declined %s (another host answers for it?); not offered again until %s",
-			d.MAC, d.Addr, d.Until.UTC().Format(time.RFC3339))
+			mac, addr, until.UTC().Format(time.RFC3339))
 	}
 }
 
