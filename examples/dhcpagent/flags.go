@@ -25,6 +25,8 @@ type config struct {
 	listen6                  netip.AddrPort
 	duid                     []byte         // -duid; nil: the pool's (poolDUID)
 	relays6                  []netip.Prefix // -relays6
+	stateDir                 string
+	stateWait                time.Duration
 	poll, probation, summary time.Duration
 	rcvbuf                   int
 	cpuProfile               string
@@ -48,6 +50,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	listen6 := fs.String("listen6", "[::]:547", "the UDP `address` to listen on for DHCPv6 (relayed messages and their replies), when the pool has an IPv6 part (spec.ipv6); clients' multicasts to ff02::1:2 are read on -iface with a packet socket and answered through it")
 	relays6 := fs.String("relays6", "", "the DHCPv6 relay agents to answer: a comma-separated list of IPv6 `addresses or prefixes` (2001:db8::1,fd00:1::/64); a RELAY-FORW from any other source is dropped, since a relay's options choose the client's lease. Empty: none")
 	duid := fs.String("duid", "", "the DHCPv6 server `DUID` in hex (00:04:...); empty: a DUID-UUID named after the pool's namespace/name, the same across restarts and replicas")
+	fs.StringVar(&c.stateDir, "state-dir", "", "with -ippool: keep the last pool version loaded from the API server in this `folder` (written atomically, checked on read), and serve it at a start when the API server does not answer within -state-wait; empty: none")
+	fs.DurationVar(&c.stateWait, "state-wait", 10*time.Second, "with -state-dir: how long a start waits for the API server before it serves the last-good copy")
 	fs.DurationVar(&c.poll, "poll", 30*time.Second, "with -pool: also check the file this often, a fallback for file systems that send no inotify events")
 	fs.DurationVar(&c.probation, "probation", probation.DefaultPeriod, "how long an address a client declined (DHCPDECLINE: another host uses it) is not offered again; 0: not held back")
 	fs.DurationVar(&c.summary, "summary", time.Minute, "log a summary of the traffic this often; 0: never")
@@ -69,6 +73,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 		return nil, errors.New("-pool and -ippool exclude each other")
 	case c.Kubeconfig != "" && c.ippool == "":
 		return nil, errors.New("-kubeconfig needs -ippool")
+	case c.stateDir != "" && c.ippool == "":
+		return nil, errors.New("-state-dir needs -ippool (with -pool, the file is the copy)")
 	}
 	if c.ippool != "" {
 		ns, name, ok := strings.Cut(c.ippool, "/")
@@ -80,8 +86,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	if c.poll <= 0 {
 		return nil, fmt.Errorf("-poll %s: must be positive", c.poll)
 	}
-	if c.probation < 0 || c.summary < 0 || c.rcvbuf < 0 {
-		return nil, errors.New("-probation, -summary and -rcvbuf must not be negative")
+	if c.probation < 0 || c.summary < 0 || c.rcvbuf < 0 || c.stateWait < 0 {
+		return nil, errors.New("-probation, -summary, -rcvbuf and -state-wait must not be negative")
 	}
 	laddr, err := net.ResolveUDPAddr("udp4", *listen)
 	if err != nil {

@@ -89,13 +89,20 @@ func ready(a *agent.Agent, l *serveLoop) error {
 }
 
 // probeHandler serves /healthz and /readyz from the two checks: 200 "ok",
-// or 503 and the check's error.
-func probeHandler(alive, ready func() error) http.Handler {
+// or 503 and the check's error. While readyNote says something (the
+// last-good copy is served, and how old it is), /readyz's 200 says
+// "ok: " and the note.
+func probeHandler(alive, ready func() error, readyNote func() string) http.Handler {
 	mux := http.NewServeMux()
+	notes := map[string]func() string{"/healthz": func() string { return "" }, "/readyz": readyNote}
 	for path, check := range map[string]func() error{"/healthz": alive, "/readyz": ready} {
 		mux.HandleFunc(path, func(w http.ResponseWriter, _ *http.Request) {
 			if err := check(); err != nil {
 				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			if note := notes[path](); note != "" {
+				fmt.Fprintf(w, "ok: %s\n", note)
 				return
 			}
 			fmt.Fprintln(w, "ok")

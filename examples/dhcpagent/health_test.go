@@ -103,18 +103,34 @@ func TestLoopConn(t *testing.T) {
 	}
 }
 
-// TestProbeHandler: 200 "ok" or 503 with the check's error, per path.
+// TestProbeHandler: 200 "ok" or 503 with the check's error, per path;
+// a ready note (the last-good copy served) follows "ok: " on /readyz only.
 func TestProbeHandler(t *testing.T) {
-	h := probeHandler(func() error { return nil }, func() error { return errText2("no table") })
-	for path, want := range map[string]struct {
+	type resp struct {
 		code int
 		body string
-	}{"/healthz": {200, "ok\n"}, "/readyz": {503, "no table\n"}} {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-		if rec.Code != want.code || rec.Body.String() != want.body {
-			t.Errorf("GET %s = %d %q, want %d %q", path, rec.Code, rec.Body.String(), want.code, want.body)
-		}
+	}
+	for _, tc := range []struct {
+		name  string
+		ready error
+		note  string
+		want  map[string]resp
+	}{
+		{"not ready", errText2("no table"), "", map[string]resp{"/healthz": {200, "ok\n"}, "/readyz": {503, "no table\n"}}},
+		{"ready", nil, "", map[string]resp{"/healthz": {200, "ok\n"}, "/readyz": {200, "ok\n"}}},
+		{"ready from the last-good copy", nil, "serving the last-good copy", map[string]resp{"/healthz": {200, "ok\n"}, "/readyz": {200, "ok: serving the last-good copy\n"}}},
+		{"a note while not ready", errText2("no table"), "serving the last-good copy", map[string]resp{"/healthz": {200, "ok\n"}, "/readyz": {503, "no table\n"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := probeHandler(func() error { return nil }, func() error { return tc.ready }, func() string { return tc.note })
+			for path, want := range tc.want {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+				if got := (resp{rec.Code, rec.Body.String()}); got != want {
+					t.Errorf("GET %s = %d %q, want %d %q", path, got.code, got.body, want.code, want.body)
+				}
+			}
+		})
 	}
 }
 

@@ -112,6 +112,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	var (
 		watch *apiserver.IPPoolWatch
 		dc    dynamic.Interface
+		saved *lastGood
 	)
 	if c.ippool != "" {
 		rc, err := c.RESTConfig()
@@ -127,6 +128,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		recorder, stopEvents := apiserver.NewEventRecorder(kc)
 		defer stopEvents()
+		if c.stateDir != "" {
+			saved = newLastGood(c.stateDir, c.ippool, log)
+		}
 		record := apiserver.DeclineEvents(func() *unstructured.Unstructured { return watch.Latest() }, recorder)
 		opts = append(opts, agent.WithDeclineHook(func(d agent.Decline) { record(d.MAC, d.Addr, d.Until) }))
 	}
@@ -142,7 +146,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if addr, on := command.BindAddress(c.ProbeAddr); on {
 		bound, closeProbes, err := listenHTTP(addr, probeHandler(
 			func() error { return loop.alive(time.Now()) },
-			func() error { return ready(a, loop) }))
+			func() error { return ready(a, loop) },
+			func() string { return saved.note() }))
 		if err != nil {
 			return fmt.Errorf("-health-probe-bind-address %q: %w", c.ProbeAddr, err)
 		}
@@ -150,11 +155,17 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		log.Info("probes", "addr", bound)
 	}
 	if c.ippool != "" {
-		watch = apiserver.NewIPPoolWatch(dc, c.namespace, c.name, a.Accept, log)
-		if err := watch.Run(ctx); err != nil {
+		apply := a.Accept
+		var extra []prometheus.Collector
+		if saved != nil {
+			apply = saved.apply(apply)
+			extra = append(extra, saved.collector())
+		}
+		watch = apiserver.NewIPPoolWatch(dc, c.namespace, c.name, apply, log)
+		if err := startWatch(ctx, watch, saved, a, c.stateWait, log); err != nil {
 			return err
 		}
-		return serve(ctx, c, a, loop, log, nil)
+		return serve(ctx, c, a, loop, log, nil, extra...)
 	}
 	file := poolsource.NewFile(c.pool, a.Accept, log)
 	if err := file.Load(); err != nil {
@@ -165,7 +176,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 
 // serve binds the socket and answers on it until ctx is done, with the
 // pool source, the summary and the metrics server beside it.
-func serve(ctx context.Context, c *config, a *agent.Agent, loop *serveLoop, log logr.Logger, source func(context.Context)) error {
+func serve(ctx context.Context, c *config, a *agent.Agent, loop *serveLoop, log logr.Logger, source func(context.Context), extra ...prometheus.Collector) error {
 	conn, err := udpsocket.Listen(c.iface, c.listen.AddrPort())
 	if err != nil {
 		return fmt.Errorf("listen on %s (interface %q): %w", c.listen, c.iface, err)
@@ -181,6 +192,7 @@ func serve(ctx context.Context, c *config, a *agent.Agent, loop *serveLoop, log 
 	if addr, on := command.BindAddress(c.MetricsAddr); on {
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(a.Collector(), a.Collector6())
+		reg.MustRegister(extra...)
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 		bound, closeMetrics, err := listenHTTP(addr, mux)

@@ -37,6 +37,8 @@ func TestRunErrors(t *testing.T) {
 		{"unknown flag", []string{"-pol", bad}, "flag provided but not defined"},
 		{"missing kubeconfig", []string{"-ippool", "default/lab", "-kubeconfig", filepath.Join(dir, "none")}, "kubeconfig"},
 		{"arguments", []string{"-pool", bad, "extra"}, `unexpected arguments ["extra"]`},
+		{"state-dir without ippool", []string{"-pool", bad, "-state-dir", dir}, "-state-dir needs -ippool"},
+		{"negative state-wait", []string{"-ippool", "default/lab", "-state-dir", dir, "-state-wait", "-1s"}, "-state-wait must not be negative"},
 		{"relays6 not an address", []string{"-pool", bad, "-relays6", "relay1"}, `-relays6 "relay1": want IPv6 addresses or prefixes`},
 		{"relays6 IPv4", []string{"-pool", bad, "-relays6", "10.0.0.1"}, `-relays6 "10.0.0.1": want an IPv6 address or prefix`},
 		{"relays6 with a zone", []string{"-pool", bad, "-relays6", "fe80::1%eth0"}, `-relays6 "fe80::1%eth0": want an IPv6 address or prefix without a zone`},

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/lastgood"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
@@ -93,7 +94,9 @@ func TestDeploymentMatchesFlags(t *testing.T) {
 // answers 200 once the IPPool's table is loaded and the loop serves; the
 // agent offers a client its address from status.allocated on loopback, and
 // records the client's DECLINE, sent right after its ACK, as a Warning event
-// on the IPPool.
+// on the IPPool. It starts with -state-dir holding a stale last-good copy
+// (the client's MAC at another address): the API server answers, so its
+// version is served, never the copy, and the copy is replaced by it.
 func TestRunAsRole(t *testing.T) {
 	cfg := kubetest.Start(t, crds...)
 	c, err := client.New(cfg, client.Options{Scheme: kubetest.NewScheme(v1alpha1.AddToScheme)})
@@ -129,9 +132,15 @@ func TestRunAsRole(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	stateDir := t.TempDir()
+	stale := lastgood.New(stateDir, "default/"+pool.Name)
+	if err := stale.Save([]byte(`{"metadata":{"name":"`+pool.Name+`","namespace":"default","resourceVersion":"1"},`+
+		`"spec":{"cidr":"192.168.50.0/24","serverIP":"192.168.50.2"},"status":{"allocated":{"192.168.50.99":"`+mac+`"}}}`), "1", time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 	probes := kubetest.FreeAddr(t)
 	log := kubetest.RunCommand(t, run, "-ippool", "default/"+pool.Name, "-listen", "127.0.0.1:0",
-		"-health-probe-bind-address", probes, "-summary", "0")
+		"-health-probe-bind-address", probes, "-summary", "0", "-state-dir", stateDir, "-state-wait", "30s")
 	kubetest.WaitHTTP(t, "http://"+probes+"/readyz", http.StatusOK, 60*time.Second, log)
 	kubetest.WaitHTTP(t, "http://"+probes+"/healthz", http.StatusOK, 10*time.Second, log)
 	serving := regexp.MustCompile(`"serving" addr="([^"]+)"`).FindStringSubmatch(log.String())
@@ -167,6 +176,12 @@ func TestRunAsRole(t *testing.T) {
 	}
 	if offer.MessageType() != dhcpv4.MessageTypeOffer || offer.YourIPAddr.String() != addr {
 		t.Fatalf("reply %s of %s, want OFFER of %s", offer.MessageType(), offer.YourIPAddr, addr)
+	}
+	if saved, err := stale.Load(); err != nil || saved.ResourceVersion == "1" || !strings.Contains(string(saved.Data), addr) {
+		t.Errorf("the last-good copy after the API server's version: resourceVersion %q, %v; want the API server's, with %s", saved.ResourceVersion, err, addr)
+	}
+	if strings.Contains(log.String(), "serving the last-good copy") {
+		t.Errorf("the stale copy was served while the API server answered; log:\n%s", log.String())
 	}
 
 	// A client declines right after the ACK that bound the address (a
