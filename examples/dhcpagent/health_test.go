@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
 // TestServeLoopAlive: the liveness check through the loop's states: alive
@@ -45,7 +46,11 @@ func TestServeLoopAlive(t *testing.T) {
 func TestReady(t *testing.T) {
 	empty := agent.New(nil)
 	loaded := agent.New(nil)
-	if _, err := loaded.Load([]byte(testPool)); err != nil {
+	pool, err := poolsource.DecodePool([]byte(testPool))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loaded.Apply(pool); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

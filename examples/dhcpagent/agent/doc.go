@@ -1,12 +1,13 @@
 // Package agent is the DHCP server that serves the lease table of one
 // vmnetkit address pool: the socket's read loop, the handler that answers
 // each message, the table versions it answers from, and the side effects
-// of DECLINE and RELEASE. It decides no reply itself: the DHCPv4 decision
-// is package dhcp4's, pure, a request and a [dhcp4.Table] in, a reply out.
+// of DECLINE and RELEASE, for DHCPv4 and DHCPv6. It decides no reply
+// itself: the decisions are packages dhcp4's and dhcp6's, pure, a request
+// and a table in, a reply out.
 //
-// The pool arrives from a source of package poolsource (a watched file, or
-// the IPPool from the API server), which delivers each version to
-// [Agent.Accept]. Each load ([Agent.Apply]) converts it into an
+// The pool arrives from a watched file (package poolsource) or as the
+// IPPool from the API server (package apiserver), which deliver each
+// version to [Agent.Accept]. Each load ([Agent.Apply]) converts it into an
 // [ipam.Spec] and its allocations, builds an immutable [leasestore.Store],
 // logs the plan between the old and the new table and the problems found,
 // and swaps the table in with one atomic pointer store (load.go). Requests
@@ -73,50 +74,46 @@
 //
 // # Layers
 //
-// The agent is these packages under examples/dhcpagent, each one concern:
+// The agent is these packages under examples/dhcpagent, each one concern,
+// one family beside the other where they differ:
 //
-//   - agent (this package): the server. Protocol-neutral but for the
-//     DHCPv4 handler, in the files named *4.go: handle4.go, respond4.go,
-//     decline4.go, serve4.go, and version4.go, the DHCPv4 state each
-//     table version keeps (load.go's version holds it in its v4 field).
-//   - dhcp4: the DHCPv4 decision (reply, fit, options, destination,
-//     DECLINE and RELEASE checks), pure: no socket, no clock, no counter.
-//   - dhcp4wire: the DHCPv4 wire codec (decode and encode, no decision).
+//   - agent (this package): the server. Shared by both families: the
+//     table versions and loads (load.go), the send rules (send.go), the
+//     log limits (loglimit.go), probation and the decline hook. Per
+//     family, the files named *4.go and *6.go: the read loops (serve4.go
+//     with loop.go, serve6.go), the handlers (handle4.go with
+//     respond4.go, handle6.go), DECLINE and RELEASE (decline4.go,
+//     decline6.go, with the binding windows in bindings.go and
+//     bindings6.go), the state a table version keeps (version4.go;
+//     load6.go's version6) and the counters (stats.go, stats6.go).
+//   - dhcp4, dhcp6: the decisions, pure: a request and a table in, a reply
+//     or the reason for silence out; no socket, no clock, no counter.
+//   - dhcp4wire, dhcp6wire: the wire codecs, no decision.
 //   - poolsource: where pools come from (the Pool JSON type, the watched
 //     file), delivered whole to the server.
 //   - apiserver: the API-server mode (the IPPool watch, Events on the
 //     IPPool): the only package that uses client-go, so this one and
 //     poolsource know no Kubernetes client.
-//   - metrics: the counters, their Stats and the Prometheus collector.
+//   - lastgood: the last pool loaded, on local disk, for a start without
+//     the API server.
+//   - metrics: the counters, their Stats and the Prometheus collectors.
 //   - probation: the declined addresses held back, as data with time as a
-//     parameter. Protocol-neutral.
-//   - udpsocket: the socket the server reads from and answers through;
-//     its writes never wait. Protocol-neutral.
+//     parameter.
+//   - udpsocket: the UDP sockets both families read from and answer
+//     through; their writes never wait.
 //   - packetsocket: DHCPv6's multicasts in, with their frame's MAC, and
 //     their replies out, straight to that MAC.
 //   - the command (package main): flags, health, wiring.
 //
-// DHCPv6 is the second handler, in the files named *6.go: the decision is
-// package dhcp6's (dhcp6.Decide, pure), the codec dhcp6wire's, and this
-// package adds what a server does around them. [Agent.Apply] builds the
-// DHCPv6 table from the same Pool (its spec.ipv6 and status.ipv6, see
-// poolsource.Pool.Config6) into the same table version (load6.go's
-// version6, in the version's v6 field), so that both families swap
-// together. [Agent.Serve6] (serve6.go) reads clients' multicasts to
-// ff02::1:2 from an AF_PACKET socket (package packetsocket), which gives
-// each frame's source MAC, and relays' unicasts from a UDP socket on
-// [::]:547 (udpsocket.ListenIPv6, unicast only, so that nothing is
-// answered twice); a reply to what the packet socket read goes back
-// through it, in a frame to the requester's MAC, a reply to what the UDP
-// socket read through the UDP socket; handle6.go answers one message
-// without allocating; decline6.go keeps the binding REPLYs
-// for the decline window (bindings6.go) and applies what a decision
-// reports: a DECLINE within the window puts the address on the same
-// probation as DHCPv4's and reaches the decline hook (an Event on the
-// IPPool in API-server mode), a RELEASE and a lifted probation are logged
-// and counted. Its counters are series of their own (stats6.go,
-// [Agent.Collector6]). The table versions, the pool sources, probation
-// and metrics are shared; the server names itself by the DUID given with
+// A pool's IPv6 part (spec.ipv6, status.ipv6, see poolsource.Pool.Config6)
+// is built by the same [Agent.Apply] into the same table version, so both
+// families swap together. [Agent.Serve6] reads clients' multicasts to
+// ff02::1:2 from an AF_PACKET socket, which gives each frame's source
+// MAC, and relays' unicasts from a UDP socket on [::]:547
+// (udpsocket.ListenIPv6, unicast only, so that nothing is answered
+// twice); a reply to what the packet socket read goes back through it, in
+// a frame to the requester's MAC, a reply to what the UDP socket read
+// through the UDP socket. The server names itself by the DUID given with
 // [WithServerDUID]; the relays it answers are [WithRelays6]'s.
 //
 // # Sending never waits

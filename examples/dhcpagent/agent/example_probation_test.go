@@ -8,6 +8,7 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/agent"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 )
 
 // A client that declines its address (another host answers ARP for it)
@@ -15,11 +16,15 @@ import (
 // caller's.
 func ExampleAgent_RespondAt() {
 	a := agent.New(nil, agent.WithProbation(10*time.Minute))
-	if _, err := a.Load([]byte(`{
+	pool, err := poolsource.DecodePool([]byte(`{
 		"metadata": {"name": "lab", "namespace": "default"},
 		"spec": {"cidr": "10.20.0.0/24", "serverIP": "10.20.0.2", "router": "10.20.0.1", "leaseTime": "1h"},
 		"status": {"allocated": {"10.20.0.10": "52:54:00:aa:bb:01"}}
-	}`)); err != nil {
+	}`))
+	if err != nil {
+		panic(err)
+	}
+	if _, err := a.Apply(pool); err != nil {
 		panic(err)
 	}
 	mac, _ := net.ParseMAC("52:54:00:aa:bb:01")

@@ -16,10 +16,14 @@ func ExampleAgent_Apply() {
 		panic(err)
 	}
 	a := agent.New(nil)
-	if _, err := a.Load(data); err != nil {
+	first, err := poolsource.DecodePool(data)
+	if err != nil {
 		panic(err)
 	}
-	pool, err := poolsource.DecodePool(data)
+	if _, err := a.Apply(first); err != nil {
+		panic(err)
+	}
+	pool, err := poolsource.DecodePool(data) // the next version
 	if err != nil {
 		panic(err)
 	}

@@ -56,7 +56,7 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 	p := netnstest.NewPair(t, clientMAC, "192.168.30.251/24")
 	logs := &logtest.Buffer{}
 	a := New(nil, WithLogger(newTestLogger(logs)))
-	u, err := a.Load([]byte(fieldCase2Pool))
+	u, err := load(a, []byte(fieldCase2Pool))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,17 +43,6 @@ type Update struct {
 	Plan6   leasestore.Plan
 }
 
-// Load decodes data as a poolsource.Pool and applies it; see Apply. On an
-// error the table being served is left as it was.
-func (a *Agent) Load(data []byte) (Update, error) {
-	p, err := poolsource.DecodePool(data)
-	if err != nil {
-		a.log.Error(err, "pool rejected, table unchanged")
-		return Update{}, err
-	}
-	return a.Apply(p)
-}
-
 // Apply builds the lease table of p (Pool.Config, ipam.ParseAllocated,
 // leasestore.Build), swaps it in, and logs a summary, then the adds,
 // updates, removes and problems (up to 50 lines of each). A pool whose spec
