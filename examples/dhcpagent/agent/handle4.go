@@ -104,7 +104,7 @@ func (a *Agent) handle(conn replyWriter, peer netip.AddrPort, m *dhcpv4.DHCPv4) 
 // client's word), so such a reply is sent only while conn has room for
 // replies to destinations not known to be reachable (see send.go).
 func (a *Agent) send4(conn replyWriter, b []byte, dst netip.AddrPort) error {
-	if dst != dhcp4.Broadcast() && !roomForUnverified(conn) {
+	if dst != dhcp4.Broadcast() && !roomForUnverified(conn, dst.Addr()) {
 		return errNoRoom
 	}
 	_, err := conn.WriteToUDPAddrPort(b, dst)

@@ -86,7 +86,7 @@ func (a *Agent) send6(w out6, b []byte, dst netip.AddrPort, relayed bool) error 
 		_, err := w.frames.WriteTo(b, dst, w.mac)
 		return err
 	}
-	if !relayed && !roomForUnverified(w.conn) {
+	if !relayed && !roomForUnverified(w.conn, dst.Addr()) {
 		return errNoRoom
 	}
 	_, err := w.conn.WriteToUDPAddrPort(b, dst)

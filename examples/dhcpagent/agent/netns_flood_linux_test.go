@@ -176,6 +176,7 @@ func startFloodHost(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts
 	if granted, err := udpsocket.SetReceiveBuffer(conn, 4<<20); err != nil {
 		t.Fatalf("receive buffer: %v (granted %d)", err, granted)
 	}
+	h.server = conn
 	serveIn(t, h.agent, conn)
 	t.Cleanup(func() {
 		h.stop()

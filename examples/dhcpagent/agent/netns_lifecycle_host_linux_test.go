@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -100,6 +101,7 @@ type lifecycleHost struct {
 	seen   int // events already returned by next
 	cmd    *exec.Cmd
 	done   chan error
+	server *udpsocket.Socket // the agent's socket (startFloodHost's)
 }
 
 // startLifecycle starts the agent on pool in a new pair of namespaces,

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"net/netip"
 	"time"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
@@ -23,11 +24,15 @@ import (
 //     with MSG_DONTWAIT); a reply the kernel has no room for is dropped
 //     and counted (SendDropped), and the client retransmits;
 //   - a reply to a destination not known to be reachable (a DHCPv4
-//     unicast to ciaddr or to a source port other than 67, a DHCPv6 reply
+//     unicast to ciaddr, giaddr or a probe's source, a DHCPv6 reply
 //     through the UDP socket to anything but a listed relay) is sent only
 //     while the socket holds less than half of its send buffer, so such
 //     replies can never take the whole buffer from the broadcasts and
-//     relay replies that need none of it for long;
+//     relay replies that need none of it for long; a destination whose
+//     link-layer address the kernel already holds (udpsocket's Resolved:
+//     a renewing client, which asked ARP for the server before it sent)
+//     is known to be reachable, so a flood of made-up ciaddrs cannot
+//     deny renewals either;
 //   - DHCPv6 replies to what the packet socket read go back through it,
 //     in an Ethernet frame addressed to the frame's source MAC: they need
 //     no neighbour discovery at all.
@@ -42,10 +47,20 @@ type backlogger interface {
 	Backlog() (queued, capacity int, err error)
 }
 
-// roomForUnverified reports whether w may take a reply to a destination
-// not known to be reachable: w holds less than half its send buffer. A
-// writer that cannot tell (a net.UDPConn in tests) always may.
-func roomForUnverified(w replyWriter) bool {
+// resolver is a socket that tells whether the kernel already holds a
+// destination's link-layer address (udpsocket.Socket).
+type resolver interface {
+	Resolved(netip.Addr) bool
+}
+
+// roomForUnverified reports whether w may take a reply to dst, a
+// destination not known to be reachable by the protocol: dst is resolved
+// (a datagram to it leaves at once), or w holds less than half its send
+// buffer. A writer that cannot tell (a net.UDPConn in tests) always may.
+func roomForUnverified(w replyWriter, dst netip.Addr) bool {
+	if r, ok := w.(resolver); ok && r.Resolved(dst) {
+		return true
+	}
 	b, ok := w.(backlogger)
 	if !ok {
 		return true

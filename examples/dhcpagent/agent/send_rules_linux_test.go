@@ -21,13 +21,16 @@ import (
 )
 
 // backlogConn is a socket whose send buffer holds queued of capacity
-// bytes, failing every write with fail when set; it records where each
-// datagram went.
+// bytes, which holds the link-layer address of resolved only, failing
+// every write with fail when set; it records where each datagram went.
 type backlogConn struct {
 	queued, capacity int
+	resolved         netip.Addr
 	fail             error
 	to               []string
 }
+
+func (c *backlogConn) Resolved(a netip.Addr) bool { return a.IsValid() && a.WithZone("") == c.resolved }
 
 func (c *backlogConn) WriteToUDPAddrPort(b []byte, to netip.AddrPort) (int, error) {
 	if c.fail != nil {
@@ -100,6 +103,7 @@ func TestSendRoom(t *testing.T) {
 	tests := []struct {
 		name        string
 		queued      int // of 100
+		resolved    string
 		fail        error
 		v4          *dhcpv4.DHCPv4
 		v6          []byte
@@ -111,6 +115,9 @@ func TestSendRoom(t *testing.T) {
 		{name: "v4 broadcast OFFER, buffer full", queued: full, v4: dhcp4test.Discover(t, dhcp4test.MACA), wantTo: []string{"255.255.255.255:68"}},
 		{name: "v4 ACK to ciaddr, room", queued: 0, v4: dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA), wantTo: []string{"10.77.0.10:68"}},
 		{name: "v4 ACK to ciaddr, buffer half full", queued: half / 2, v4: dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA), wantDropped: 1},
+		{name: "v4 ACK to a resolved ciaddr, buffer full", queued: full, resolved: "10.77.0.10", v4: dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA),
+			wantTo: []string{"10.77.0.10:68"}},
+		{name: "v4 ACK to ciaddr, another address resolved, buffer full", queued: full, resolved: "10.77.0.11", v4: dhcp4test.Renewing(t, dhcp4test.MACA, dhcp4test.AddrA), wantDropped: 1},
 		{name: "v4 NAK to ciaddr, buffer full: broadcast", queued: full, v4: dhcp4test.Renewing(t, dhcp4test.MACA, netip.MustParseAddr("10.77.0.99")),
 			wantTo: []string{"255.255.255.255:68"}},
 		{name: "v4 relay, buffer full", queued: full, v4: relayed4(t), wantDropped: 1},
@@ -118,6 +125,8 @@ func TestSendRoom(t *testing.T) {
 		{name: "v4 socket error", queued: 0, fail: errors.New("sendto: network is unreachable"), v4: dhcp4test.Discover(t, dhcp4test.MACA), wantErrors: 1},
 		{name: "v6 UDP socket, a client's unicast REQUEST, room", queued: 0, v6: message6(dhcp6wire.Request, lab6DUID, 1), wantTo: []string{"[fe80::5054:ff:feaa:1%eth0]:546"}},
 		{name: "v6 UDP socket, a client's unicast, buffer full", queued: full, v6: message6(dhcp6wire.Request, lab6DUID, 1), wantDropped: 1},
+		{name: "v6 UDP socket, a resolved client's unicast, buffer full", queued: full, resolved: "fe80::5054:ff:feaa:1", v6: message6(dhcp6wire.Request, lab6DUID, 1),
+			wantTo: []string{"[fe80::5054:ff:feaa:1%eth0]:546"}},
 		{name: "v6 listed relay, buffer full", queued: full, v6: message6(dhcp6wire.Solicit, nil, 1), rel: true, wantTo: []string{"[2001:db8:30::99]:547"}},
 		{name: "v6 packet socket, buffer full", queued: full, v6: message6(dhcp6wire.Solicit, nil, 1), frames: true, wantTo: []string{"[fe80::5054:ff:feaa:1%eth0]:546"}},
 		{name: "v6 packet socket would block", fail: fmt.Errorf("write: %w", udpsocket.ErrWouldBlock), v6: message6(dhcp6wire.Solicit, nil, 1), frames: true, wantDropped: 1},
@@ -125,6 +134,9 @@ func TestSendRoom(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			conn := &backlogConn{queued: tc.queued, capacity: 100, fail: tc.fail}
+			if tc.resolved != "" {
+				conn.resolved = netip.MustParseAddr(tc.resolved)
+			}
 			if tc.v4 != nil {
 				a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), quietLogger(), WithClock(func() time.Time { return now }))
 				peer := netip.MustParseAddrPort("255.255.255.255:68")

@@ -60,6 +60,7 @@ type Socket struct {
 	wmu  sync.Mutex
 	writ socketOp
 	back backlogOp // guarded by its mu
+	arp  arpOp     // guarded by its mu
 }
 
 // socketOp is one recvfrom or sendto: its arguments and results live here
@@ -137,6 +138,7 @@ func newSocket(fd, family int, iface string, local netip.AddrPort) (*Socket, err
 	s.read.fn = s.read.recvfrom
 	s.writ.fn = s.writ.sendto
 	s.back.fn = s.back.query
+	s.arp.fn = s.arp.get
 	return s, nil
 }
 
