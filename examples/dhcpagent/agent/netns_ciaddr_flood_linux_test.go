@@ -71,6 +71,12 @@ func TestNetnsCiaddrFlood(t *testing.T) {
 			}
 		}
 	}()
+	// dhclient prints "bound to" after its script ran: count from there.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(h.output.String(), "bound to 10.77.0.10"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("dhclient did not print its binding; output:\n%s", h.output)
+		}
+	}
 	outBefore := len(h.output.String())
 	const rate, period = 1000, 10 * time.Second
 	start := time.Now()
@@ -101,7 +107,9 @@ func TestNetnsCiaddrFlood(t *testing.T) {
 	st := h.agent.Stats(time.Now())
 	t.Logf("%d REQUESTs with made-up ciaddrs in %v; send buffer peak %d of %d; renewals %d, DHCPREQUESTs each %v; agent NAKs %d, dropped %d, send errors %d",
 		sent, time.Since(start).Round(time.Millisecond), peak.Load(), capacity.Load(), len(tries), tries, st.Naks, st.SendDropped, st.SendErrors)
-	if peak.Load() < capacity.Load()/2 {
+	// The buffer sits at the gate (half), just over it after each NAK let
+	// in; sampled every 5 ms, the peak may fall a few NAKs short of it.
+	if peak.Load() < capacity.Load()/2-4096 {
 		t.Errorf("the send buffer peaked at %d of %d: the flood never filled it to the gate, the test proves nothing", peak.Load(), capacity.Load())
 	}
 	if len(tries) < 2 {
