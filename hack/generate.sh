@@ -61,6 +61,14 @@ api operator/api/v1alpha1 operator/config/crd
 api provider/api/v1alpha1 provider/config/crd
 api capiipam/api/v1alpha1 capiipam/config/crd
 
+# objects generates deep copies only: for read-only views of other
+# projects' types, whose CRDs those projects install.
+objects() {
+	gen object paths="./$1" output:object:dir="$out/examples/$1"
+	targets+=("examples/$1/zz_generated.deepcopy.go")
+}
+objects operator/api/kubevirt
+
 # role generates the ClusterRole $1 of one command into its config/rbac
 # ($2, relative to examples/) from the markers of the packages $3 (a
 # controller-gen paths list); the controllers' packages are read with

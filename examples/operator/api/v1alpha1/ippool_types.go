@@ -17,7 +17,14 @@ const (
 // agents serve.
 type IPPoolSpec struct {
 	// Network is the name of the network the pool serves (for example the
-	// bridge or VLAN a DHCP agent listens on).
+	// bridge or VLAN a DHCP agent listens on). For KubeVirt VMs it names
+	// the Multus NetworkAttachmentDefinition the pool serves, as
+	// "namespace/name"; an unqualified "name" reads as the pool's own
+	// namespace, as KubeVirt reads an unqualified multus.networkName in the
+	// VM's. The pool serves the VMs of its own namespace; two pools that
+	// name one network are an error on both (their NetworkConflict
+	// condition): neither serves a new NIC on it, and NICs served before
+	// keep their addresses.
 	// +kubebuilder:validation:MinLength=1
 	Network string `json:"network"`
 
@@ -193,7 +200,8 @@ type IPPoolStatus struct {
 	// +optional
 	IPv6 *IPPoolFamilyStatus `json:"ipv6,omitempty"`
 
-	// Conditions holds CacheReady and CapacityLimited.
+	// Conditions holds CacheReady, CapacityLimited and, once the
+	// VirtualMachine controller runs, NetworkConflict.
 	// +listType=map
 	// +listMapKey=type
 	// +optional

@@ -8,8 +8,23 @@ import (
 // every NIC has its address.
 const ReadyType = "Ready"
 
+// NetworkReadyType is the type of the condition the VirtualMachine
+// controller sets on the VMNetworkConfigs it generates: True once the
+// running instance reports a usable address on every NIC served by a pool
+// (readiness.Evaluate, every such NIC a DHCP device), with the verdict's
+// reason and message; False while it does not, or while the VM has no
+// running instance.
+const NetworkReadyType = "NetworkReady"
+
 // NIC is one network interface of a VM that needs an address.
 type NIC struct {
+	// Name is the NIC's name on its VM, such as a KubeVirt interface name;
+	// optional, and not used to allocate. The VirtualMachine controller
+	// sets it so that a NIC's address follows its name when its MAC
+	// changes.
+	// +optional
+	Name string `json:"name,omitempty"`
+
 	// MAC is the interface's hardware address, such as 52:54:00:aa:bb:cc.
 	// +kubebuilder:validation:MinLength=1
 	MAC string `json:"mac"`
@@ -64,7 +79,8 @@ type VMNetworkConfigStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions holds Ready.
+	// Conditions holds Ready, and NetworkReady on a config generated from
+	// a KubeVirt VirtualMachine.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
