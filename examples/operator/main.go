@@ -1,5 +1,7 @@
 // Command operator runs vmnetkit's example IPPool operator against a cluster:
-// it hands out addresses from IPPools to the NICs of VMNetworkConfigs.
+// it hands out addresses from IPPools to the NICs of VMNetworkConfigs and,
+// where the API server serves KubeVirt's kubevirt.io/v1, generates one
+// VMNetworkConfig per VirtualMachine.
 //
 //	kubectl apply -f examples/operator/config/crd
 //	go run ./examples/operator -kubeconfig ~/.kube/config
@@ -18,6 +20,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 	"github.com/vmnetkit/vmnetkit/examples/internal/manager"
+	"github.com/vmnetkit/vmnetkit/examples/operator/api/kubevirt"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 )
@@ -38,7 +41,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	scheme, err := manager.Scheme(v1alpha1.AddToScheme)
+	scheme, err := manager.Scheme(v1alpha1.AddToScheme, kubevirt.AddToScheme)
 	if err != nil {
 		return err
 	}
@@ -52,7 +55,18 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The VirtualMachine controller starts only where KubeVirt is
+	// installed (checked once: install KubeVirt, then restart the operator).
+	virt, err := controller.ServesKubeVirt(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
+	if virt {
+		if err := controller.SetupVirtualMachines(mgr, copts); err != nil {
+			return err
+		}
+	}
 	ctrl.Log.WithName("operator").Info("starting", "epoch", ep, "leaderElection", f.LeaderElect,
-		"maxAllocationsPerPool", f.maxAllocations, "metricsSecure", f.MetricsSecure)
+		"maxAllocationsPerPool", f.maxAllocations, "metricsSecure", f.MetricsSecure, "kubevirt", virt)
 	return mgr.Start(ctx)
 }

@@ -113,9 +113,11 @@ type cluster struct {
 	claim      *v1alpha1.VMNetworkConfig
 }
 
-func newCluster(t *testing.T) *cluster {
+// newCluster starts the API server with the operator's CRDs and those in
+// crdPaths (KubeVirt's, for the tests that need them).
+func newCluster(t *testing.T, crdPaths ...string) *cluster {
 	t.Helper()
-	k := &cluster{cfg: kubetest.Start(t, filepath.Join("config", "crd"))}
+	k := &cluster{cfg: kubetest.Start(t, append([]string{filepath.Join("config", "crd")}, crdPaths...)...)}
 	k.kubeconfig = kubetest.Kubeconfig(t, k.cfg, operatorUser)
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {

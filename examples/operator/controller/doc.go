@@ -1,4 +1,4 @@
-// Package controller holds the operator's two reconcilers, which only
+// Package controller holds the operator's reconcilers, which only
 // translate between Kubernetes objects and vmnetkit's core packages:
 //
 //   - the IPPool reconciler keeps one ipam.Pool per IPPool in memory and
@@ -7,7 +7,34 @@
 //   - the VMNetworkConfig reconciler gives each NIC an address from its pool
 //     (only while that pool's machine is Ready in this process), writes it
 //     into the pool's status, then into the claim's status, and releases it
-//     when the claim is deleted (finalizer).
+//     when the claim is deleted (finalizer);
+//   - where the API server serves KubeVirt (ServesKubeVirt), the
+//     VirtualMachine reconciler (SetupVirtualMachines) keeps one generated
+//     VMNetworkConfig per VirtualMachine, and the IPPools' NetworkConflict
+//     condition says when two pools name one network.
+//
+// # KubeVirt
+//
+// The VirtualMachine reconciler reads VMs and their instances through the
+// read-only types of package kubevirt and never writes them. A VM's
+// generated config has its name, a controller owner reference to it and the
+// VirtualMachineLabel; it lists one NIC per interface on a Multus network
+// that exactly one IPPool of the VM's namespace serves (networkKey reads an
+// unqualified name in the VM's or the pool's namespace), named like the
+// interface. A NIC's MAC is the one the running instance reports for the
+// interface's name, else the spec's, else the one the config already
+// gives that name; the operator invents none. A NIC keeps its address
+// across stop/start and migration (same MAC), follows its name to a new MAC
+// (the new NIC asks for the old MAC's address, which the claim reconciler
+// releases first), and an interface in state absent keeps its NIC while the
+// instance reports it. With no NIC left, or once its VM is gone or was
+// recreated (another UID), the config is deleted and its finalizer frees its
+// addresses; a restarted operator sees every generated config and deletes
+// those whose VM is gone (the owner reference lets the garbage collector do
+// it while the operator is down). A config of the VM's name that the
+// operator did not generate is left alone. The NetworkReady condition
+// is readiness.Evaluate of the instance's reports against the config's
+// NICs.
 //
 // # Consistency
 //
