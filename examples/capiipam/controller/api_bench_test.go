@@ -101,8 +101,8 @@ func median(v []float64) float64 {
 // requestsPerClaim returns the API requests made between before and now on
 // the claims, IPAddresses, locks, pools and events, watches and the claims'
 // n creates left out, per claim, and logs them by verb and resource.
-func requestsPerClaim(b *testing.B, cfg *rest.Config, before apiCalls, n int, who string) float64 {
-	calls := readAPICalls(b, cfg).minus(before).only("ipaddressclaims", "ipaddresses", "vmnetipaddresslocks", "vmnetippools", "globalvmnetippools", "events")
+func requestsPerClaim(b *testing.B, cfg *rest.Config, before kubetest.APICalls, n int, who string) float64 {
+	calls := kubetest.ReadAPICalls(b, cfg).Minus(before).Only("ipaddressclaims", "ipaddresses", "vmnetipaddresslocks", "vmnetippools", "globalvmnetippools", "events")
 	calls["POST ipaddressclaims"] -= float64(n)
 	total := 0.0
 	for k, v := range calls {
@@ -110,7 +110,7 @@ func requestsPerClaim(b *testing.B, cfg *rest.Config, before apiCalls, n int, wh
 			total += v
 		}
 	}
-	b.Logf("%s, API requests per claim: %s; total %.2f", who, calls.table(n), total/float64(n))
+	b.Logf("%s, API requests per claim: %s; total %.2f", who, calls.Table(n), total/float64(n))
 	return total / float64(n)
 }
 
@@ -124,7 +124,7 @@ func floorRate(b *testing.B, cfg *rest.Config, c client.Client, n int) (float64,
 	get(b, c, pools[0])
 	get(b, c, pools[1])
 	answered := watchSettled(b, cfg, ns, n) // the provider rounds' watch, for the same load
-	calls := readAPICalls(b, cfg)
+	calls := kubetest.ReadAPICalls(b, cfg)
 	start := time.Now()
 	if err := kubetest.InParallel(n, 16, func(i int) error { return fs.answerPlainly(c, pools[i%2], i) }); err != nil {
 		b.Fatal(err)
@@ -148,7 +148,7 @@ func settleRate(b *testing.B, cfg *rest.Config, c client.Client, n, workers int)
 	waitCacheReady(b, c, &v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}, m.epoch)
 	waitCacheReady(b, c, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: s.globalPool}}, m.epoch)
 	settled := watchSettled(b, cfg, ns, n)
-	calls := readAPICalls(b, cfg)
+	calls := kubetest.ReadAPICalls(b, cfg)
 	start := time.Now()
 	s.createAll(b, c, 0, n)
 	select {

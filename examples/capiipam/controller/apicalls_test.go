@@ -1,84 +1,15 @@
 package controller_test
 
 import (
-	"fmt"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
-
-// apiCalls is the API server's request count by "VERB resource[/subresource]"
-// (apiserver_request_total), and the seconds it spent on them under
-// "seconds VERB resource[/subresource]" (apiserver_request_duration_seconds_sum),
-// read from its /metrics.
-type apiCalls map[string]float64
-
-// readAPICalls reads the API server's request counts.
-func readAPICalls(t testing.TB, cfg *rest.Config) apiCalls {
-	t.Helper()
-	calls := apiCalls{}
-	metricSamples(apiServerMetrics(t, cfg), func(metric string, l map[string]string, v float64) {
-		if metric != "apiserver_request_total" && metric != "apiserver_request_duration_seconds_sum" {
-			return
-		}
-		key := l["verb"] + " " + l["resource"]
-		if l["subresource"] != "" {
-			key += "/" + l["subresource"]
-		}
-		if metric == "apiserver_request_duration_seconds_sum" {
-			key = "seconds " + key
-		}
-		calls[key] += v
-	})
-	return calls
-}
-
-// minus returns the requests counted in c and not in before.
-func (c apiCalls) minus(before apiCalls) apiCalls {
-	out := apiCalls{}
-	for k, v := range c {
-		if d := v - before[k]; d > 0 {
-			out[k] = d
-		}
-	}
-	return out
-}
-
-// only returns the requests of c on the resources named (subresources
-// included).
-func (c apiCalls) only(resources ...string) apiCalls {
-	out := apiCalls{}
-	for k, v := range c {
-		_, res, _ := strings.Cut(strings.TrimPrefix(k, "seconds "), " ")
-		res, _, _ = strings.Cut(res, "/")
-		for _, r := range resources {
-			if res == r {
-				out[k] = v
-			}
-		}
-	}
-	return out
-}
-
-// table returns the requests of c, divided by claims, as sorted text
-// "VERB resource n.nn", one per verb and resource, seconds left out.
-func (c apiCalls) table(claims int) string {
-	var parts []string
-	for k, v := range c {
-		if !strings.HasPrefix(k, "seconds ") && !strings.HasPrefix(k, "WATCH ") && v > 0 {
-			parts = append(parts, fmt.Sprintf("%s %.3f", k, v/float64(claims)))
-		}
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, "; ")
-}
 
 // TestAPICallsPerClaim counts, from the API server's own metrics, the
 // requests a burst of claims costs the provider, by verb and resource, and
@@ -97,7 +28,7 @@ func TestAPICallsPerClaim(t *testing.T) {
 	waitCacheReady(t, c, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: s.globalPool}}, m.epoch)
 	settled := watchSettled(t, cfg, ns, n)
 	lists := watchLists.Load()
-	before := readAPICalls(t, cfg)
+	before := kubetest.ReadAPICalls(t, cfg)
 	s.createAll(t, c, 0, n)
 	select {
 	case <-settled:
@@ -107,11 +38,11 @@ func TestAPICallsPerClaim(t *testing.T) {
 	// The pools' counts follow within countsDelay (a second) of the last
 	// IPAddress event: wait for them without asking the API server.
 	time.Sleep(2 * time.Second)
-	after := readAPICalls(t, cfg)
+	after := kubetest.ReadAPICalls(t, cfg)
 	s.check(t, c)
 
 	// The provider's resources only (the API server writes its own leases).
-	calls := after.minus(before).only("ipaddressclaims", "ipaddresses", "vmnetipaddresslocks", "vmnetippools", "globalvmnetippools", "events")
+	calls := after.Minus(before).Only("ipaddressclaims", "ipaddresses", "vmnetipaddresslocks", "vmnetippools", "globalvmnetippools", "events")
 	calls["POST ipaddressclaims"] -= n                                  // the test's own creates
 	calls["LIST ipaddressclaims"] -= float64(watchLists.Load() - lists) // and its watch's restarts
 	var total, pool float64
@@ -125,14 +56,14 @@ func TestAPICallsPerClaim(t *testing.T) {
 		}
 		total += v
 	}
-	t.Logf("API requests per claim, %d claims: %s; total %.2f, of which pools %.2f", n, calls.table(n), total/n, pool/n)
+	t.Logf("API requests per claim, %d claims: %s; total %.2f, of which pools %.2f", n, calls.Table(n), total/n, pool/n)
 	if perClaim := (total - pool) / n; perClaim > 3 {
-		t.Errorf("%.2f requests a claim besides the pools', want at most 3: %s", perClaim, calls.table(n))
+		t.Errorf("%.2f requests a claim besides the pools', want at most 3: %s", perClaim, calls.Table(n))
 	}
 	if perClaim := pool / n; perClaim > 0.25 {
-		t.Errorf("%.2f pool requests a claim, want them amortised (at most 0.25): %s", perClaim, calls.table(n))
+		t.Errorf("%.2f pool requests a claim, want them amortised (at most 0.25): %s", perClaim, calls.Table(n))
 	}
 	if perClaim := total / n; perClaim > 4 {
-		t.Errorf("%.2f requests a claim in all, want at most 4: %s", perClaim, calls.table(n))
+		t.Errorf("%.2f requests a claim in all, want at most 4: %s", perClaim, calls.Table(n))
 	}
 }

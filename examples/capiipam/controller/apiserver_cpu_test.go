@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
 // apiServerCPU is what the API server process has spent, from its own
@@ -31,7 +33,7 @@ func readAPIServerCPU(t testing.TB, cfg *rest.Config) apiServerCPU {
 		"go_gc_cycles_total_gc_cycles_total":        &a.cycles,
 		"go_gc_heap_live_bytes":                     &a.liveBytes,
 	}
-	metricSamples(apiServerMetrics(t, cfg), func(name string, _ map[string]string, v float64) {
+	kubetest.MetricSamples(kubetest.APIServerMetrics(t, cfg), func(name string, _ map[string]string, v float64) {
 		if name == "apiserver_storage_consistency_checks_total" {
 			a.checks += v // one series a resource and status
 		} else if p := want[name]; p != nil {

@@ -126,14 +126,14 @@ func TestConcurrentClaims(t *testing.T) {
 	ns := kubetest.CreateNamespace(t, c, "concurrent")
 	s := newClaimSet(t, c, ns, n)
 	startManager(t, cfg, ns, "epoch-concurrent", nil)
-	calls := readAPICalls(t, cfg)
+	calls := kubetest.ReadAPICalls(t, cfg)
 	start := time.Now()
 	s.createAll(t, c, 0, n)
 	created := time.Since(start)
 	s.waitSettled(t, c, 10*time.Minute)
 	// Each pool's counts are written at most once a second (countsDelay)
 	// whatever the number of claims, plus the writes of CacheReady.
-	after := readAPICalls(t, cfg)
+	after := kubetest.ReadAPICalls(t, cfg)
 	writes := after["PUT vmnetippools/status"] - calls["PUT vmnetippools/status"] +
 		after["PUT globalvmnetippools/status"] - calls["PUT globalvmnetippools/status"]
 	if limit := 2 * (time.Since(start).Seconds() + 5); writes > limit {

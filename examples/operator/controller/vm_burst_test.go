@@ -1,18 +1,13 @@
 package controller_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
@@ -38,7 +33,7 @@ func BenchmarkVMBurst(b *testing.B) {
 		k := newVMKit(b, 0)
 		// Room for every NIC: 10.20.0.10 to 10.20.7.254 (2,037 addresses).
 		k.editPool("pool-a", func(p *v1alpha1.IPPool) { p.Spec.CIDR = "10.20.0.0/21" })
-		before := readAPICalls(b, k.cfg)
+		before := kubetest.ReadAPICalls(b, k.cfg)
 		began := time.Now()
 		err := kubetest.InParallel(burstVMs, 16, func(i int) error {
 			vm := &kubevirt.VirtualMachine{ObjectMeta: metav1.ObjectMeta{Namespace: k.ns, Name: fmt.Sprintf("vm-%04d", i)},
@@ -57,7 +52,7 @@ func BenchmarkVMBurst(b *testing.B) {
 		restarted := time.Since(began)
 		k.waitServed(burstVMs)
 		elapsed := time.Since(began)
-		calls := readAPICalls(b, k.cfg).minus(before).only("vmnetworkconfigs", "ippools", "events")
+		calls := kubetest.ReadAPICalls(b, k.cfg).Minus(before).Only("vmnetworkconfigs", "ippools", "events")
 
 		want := map[string][]nic{}
 		for i := range burstVMs {
@@ -89,7 +84,7 @@ func BenchmarkVMBurst(b *testing.B) {
 		b.ReportMetric(total/burstVMs, "requests/VM")
 		b.Logf("%d VMs x 2 NICs in %v (creates done after %v; %d VMs served after %v, operator restarted after %v); %d addresses changed; requests per VM: %s",
 			burstVMs, elapsed.Round(10*time.Millisecond), created.Round(10*time.Millisecond), len(served), half.Round(10*time.Millisecond),
-			restarted.Round(10*time.Millisecond), changed, calls.table(burstVMs))
+			restarted.Round(10*time.Millisecond), changed, calls.Table(burstVMs))
 	}
 }
 
@@ -129,86 +124,4 @@ func (k *vmKit) editPool(name string, change func(p *v1alpha1.IPPool)) {
 	if err := k.c.Update(context.Background(), p); err != nil {
 		k.t.Fatal(err)
 	}
-}
-
-// apiCalls is the API server's request count by "VERB resource[/subresource]"
-// (apiserver_request_total), read from its /metrics, as capiipam's tests
-// read it.
-type apiCalls map[string]float64
-
-// readAPICalls reads the API server's request counts.
-func readAPICalls(t testing.TB, cfg *rest.Config) apiCalls {
-	t.Helper()
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := apiCalls{}
-	sc := bufio.NewScanner(strings.NewReader(string(raw)))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		name, rest, ok := strings.Cut(sc.Text(), "{")
-		if !ok || name != "apiserver_request_total" {
-			continue
-		}
-		inner, value, ok := strings.Cut(rest, "} ")
-		v, err := strconv.ParseFloat(value, 64)
-		if !ok || err != nil {
-			continue
-		}
-		l := map[string]string{}
-		for _, kv := range strings.Split(inner, ",") {
-			key, val, _ := strings.Cut(kv, "=")
-			l[key] = strings.Trim(val, `"`)
-		}
-		key := l["verb"] + " " + l["resource"]
-		if l["subresource"] != "" {
-			key += "/" + l["subresource"]
-		}
-		calls[key] += v
-	}
-	return calls
-}
-
-// minus returns the requests counted in c and not in before.
-func (c apiCalls) minus(before apiCalls) apiCalls {
-	out := apiCalls{}
-	for k, v := range c {
-		if d := v - before[k]; d > 0 {
-			out[k] = d
-		}
-	}
-	return out
-}
-
-// only returns the requests of c on the resources named (subresources
-// included).
-func (c apiCalls) only(resources ...string) apiCalls {
-	out := apiCalls{}
-	for k, v := range c {
-		_, res, _ := strings.Cut(k, " ")
-		res, _, _ = strings.Cut(res, "/")
-		for _, r := range resources {
-			if res == r {
-				out[k] = v
-			}
-		}
-	}
-	return out
-}
-
-// table returns c divided by vms as sorted text "VERB resource n.nn".
-func (c apiCalls) table(vms int) string {
-	var parts []string
-	for k, v := range c {
-		if !strings.HasPrefix(k, "WATCH ") {
-			parts = append(parts, fmt.Sprintf("%s %.2f", k, v/float64(vms)))
-		}
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, "; ")
 }
