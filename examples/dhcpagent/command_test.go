@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 )
 
@@ -92,35 +90,8 @@ func TestRunServes(t *testing.T) {
 		}
 	}
 
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	mac, _ := net.ParseMAC("52:54:00:aa:bb:01")
-	discover, err := dhcpv4.NewDiscovery(mac)
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, err := net.ResolveUDPAddr("udp4", serving)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.WriteToUDP(discover.ToBytes(), server); err != nil {
-		t.Fatal(err)
-	}
-	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	buf := make([]byte, 1500)
-	n, err := conn.Read(buf)
-	if err != nil {
-		t.Fatalf("no reply to the DISCOVER: %v", err)
-	}
-	offer, err := dhcpv4.FromBytes(buf[:n])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if offer.MessageType() != dhcpv4.MessageTypeOffer || offer.YourIPAddr.String() != "10.20.0.10" {
-		t.Errorf("reply %s of %s, want OFFER of 10.20.0.10", offer.MessageType(), offer.YourIPAddr)
+	if offer := discover(t, serving, "52:54:00:aa:bb:01"); offer != "10.20.0.10" {
+		t.Errorf("OFFER of %s, want 10.20.0.10", offer)
 	}
 
 	// The agent counts a reply once its send returned, which may be after

@@ -151,7 +151,8 @@ func get(t *testing.T, url string) (int, string) {
 }
 
 // discover sends a DISCOVER of mac to the agent at addr on loopback and
-// returns the address its OFFER gives.
+// returns the address its OFFER gives; a reply that is not an OFFER fails
+// the test.
 func discover(t *testing.T, addr, mac string) string {
 	t.Helper()
 	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
@@ -180,6 +181,9 @@ func discover(t *testing.T, addr, mac string) string {
 	offer, err := dhcpv4.FromBytes(buf[:n])
 	if err != nil {
 		t.Fatal(err)
+	}
+	if offer.MessageType() != dhcpv4.MessageTypeOffer {
+		t.Fatalf("reply %s to the DISCOVER, want OFFER", offer.MessageType())
 	}
 	return offer.YourIPAddr.String()
 }

@@ -93,17 +93,7 @@ func TestNetnsCiaddrFlood(t *testing.T) {
 	<-watched
 
 	out := h.output.String()[outBefore:]
-	var tries []int
-	n := 0
-	for _, line := range strings.Split(out, "\n") {
-		switch {
-		case strings.HasPrefix(line, "DHCPREQUEST for 10.77.0.10"):
-			n++
-		case strings.HasPrefix(line, "bound to 10.77.0.10"):
-			tries = append(tries, n)
-			n = 0
-		}
-	}
+	tries := renewalTries(out, "10.77.0.10")
 	st := h.agent.Stats(time.Now())
 	t.Logf("%d REQUESTs with made-up ciaddrs in %v; send buffer peak %d of %d; renewals %d, DHCPREQUESTs each %v; agent NAKs %d, dropped %d, send errors %d",
 		sent, time.Since(start).Round(time.Millisecond), peak.Load(), capacity.Load(), len(tries), tries, st.Naks, st.SendDropped, st.SendErrors)

@@ -135,17 +135,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 	// dhclient -v prints a line per DHCPREQUEST it sends and per lease it
 	// binds: count the requests of each renewal during the flood.
 	out := h.output.String()[outBefore:]
-	var tries []int
-	n := 0
-	for _, line := range strings.Split(out, "\n") {
-		switch {
-		case strings.HasPrefix(line, "DHCPREQUEST for 10.77.0.10"):
-			n++
-		case strings.HasPrefix(line, "bound to 10.77.0.10"):
-			tries = append(tries, n)
-			n = 0
-		}
-	}
+	tries := renewalTries(out, "10.77.0.10")
 	received := st.Received - statsBefore.Received
 	t.Logf("%s: %d DECLINEs in %v (%.0f/s); agent received %d messages, accepted %d DECLINEs, %d on probation; kernel dropped %d; renewals during the flood: %d, DHCPREQUESTs each %v; log %d bytes",
 		map[bool]string{true: "window", false: "no window"}[window], sent, elapsed.Round(time.Millisecond),
@@ -217,4 +207,21 @@ func udpRcvbufErrors(t *testing.T, ns string) uint64 {
 	}
 	t.Fatalf("no RcvbufErrors in %s", m[1])
 	return 0
+}
+
+// renewalTries reads dhclient -v's output: how many DHCPREQUESTs for addr
+// each binding it printed took, in order.
+func renewalTries(out, addr string) []int {
+	var tries []int
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "DHCPREQUEST for "+addr+" "):
+			n++
+		case strings.HasPrefix(line, "bound to "+addr+" "):
+			tries = append(tries, n)
+			n = 0
+		}
+	}
+	return tries
 }
