@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/lastgood"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
 
 // TestRunFromLastGood: an agent started with -ippool while the API

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
 
 // TestRestartKeepsServerDUID runs the command in a network namespace,

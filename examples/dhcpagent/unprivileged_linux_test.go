@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
 
 // TestUnprivileged runs the agent binary as config/manager runs it: a
@@ -81,7 +81,7 @@ func TestUnprivileged(t *testing.T) {
 
 	sh(t, "ip", "netns", "exec", agentNS, "sysctl", "-q", "-w", "net.ipv4.ip_unprivileged_port_start=67")
 	cmd := agent(ctx)
-	log := &kubetest.LockedBuffer{}
+	log := &logtest.Buffer{}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

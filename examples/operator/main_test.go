@@ -31,6 +31,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
@@ -165,14 +166,14 @@ func (k *cluster) bindRole(t *testing.T) {
 
 // start runs the command with -kubeconfig (as operatorUser), -namespace vms,
 // and args; t.Cleanup stops it and checks it returned nil.
-func (k *cluster) start(t *testing.T, epoch string, args ...string) *kubetest.LockedBuffer {
+func (k *cluster) start(t *testing.T, epoch string, args ...string) *logtest.Buffer {
 	t.Helper()
 	args = append([]string{"-kubeconfig", k.kubeconfig, "-namespace", "vms", "-epoch", epoch}, args...)
 	return kubetest.RunCommand(t, run, args...)
 }
 
 // waitClaim waits until the sample claim has its two addresses.
-func (k *cluster) waitClaim(t *testing.T, log *kubetest.LockedBuffer) {
+func (k *cluster) waitClaim(t *testing.T, log *logtest.Buffer) {
 	t.Helper()
 	kubetest.Eventually(t, 60*time.Second, "the claim with its two addresses", func() (bool, string) {
 		got := &v1alpha1.VMNetworkConfig{}

@@ -20,8 +20,8 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/apiserver"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 

@@ -16,8 +16,8 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 	"k8s.io/klog/v2/textlogger"
 )
 

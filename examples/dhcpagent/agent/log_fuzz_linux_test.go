@@ -12,7 +12,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6wire"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 

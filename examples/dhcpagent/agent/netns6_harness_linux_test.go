@@ -16,12 +16,12 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/pooltest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/packetsocket"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 

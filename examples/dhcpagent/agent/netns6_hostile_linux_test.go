@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/wiretest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
 
 // hostileLogBound is the most the agent may log at level 0 while the

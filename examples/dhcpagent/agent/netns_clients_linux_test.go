@@ -20,9 +20,9 @@ import (
 	"github.com/insomniacslk/dhcp/rfc1035label"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
 
 // realClient is a DHCP client program that the netns tests run, and the

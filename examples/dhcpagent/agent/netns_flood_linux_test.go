@@ -3,8 +3,8 @@ package agent
 import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 

@@ -18,9 +18,9 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
 
 // scriptEvent is one run of the hook script.

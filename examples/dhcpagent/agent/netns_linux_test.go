@@ -16,10 +16,10 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4/nclient4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/netnstest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/pooltest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
 
 // clientEvent is one step of the DHCP client's life.

@@ -15,8 +15,8 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/pooltest"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
 
 // TestPoll walks the pool file through its life with explicit polls: an

@@ -1,44 +1,24 @@
 package kubetest
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
-
-// LockedBuffer is a bytes.Buffer safe for concurrent writers: a command's
-// log, written from many goroutines.
-type LockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *LockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// String returns what was written so far.
-func (l *LockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // RunCommand runs a command's run function with args in the background,
 // its output in the returned buffer, until the test ends: t.Cleanup cancels
 // its context and fails t unless it returns nil within 60s.
-func RunCommand(t testing.TB, run func(ctx context.Context, args []string, stderr io.Writer) error, args ...string) *LockedBuffer {
+func RunCommand(t testing.TB, run func(ctx context.Context, args []string, stderr io.Writer) error, args ...string) *logtest.Buffer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	log := &LockedBuffer{}
+	log := &logtest.Buffer{}
 	go func() { done <- run(ctx, args, log) }()
 	t.Cleanup(func() {
 		cancel()
@@ -67,7 +47,7 @@ func FreeAddr(t testing.TB) string {
 
 // WaitHTTP polls url with GET until it answers status want, for at most
 // timeout; then it fails t with the last answer and log.
-func WaitHTTP(t testing.TB, url string, want int, timeout time.Duration, log *LockedBuffer) {
+func WaitHTTP(t testing.TB, url string, want int, timeout time.Duration, log *logtest.Buffer) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/internal/command"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
 )
@@ -29,7 +30,7 @@ func TestReconcileLogLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var out kubetest.LockedBuffer
+			var out logtest.Buffer
 			fs := flag.NewFlagSet("operator", flag.ContinueOnError)
 			logging := command.AddLoggingFlags(fs, &out)
 			if err := fs.Parse(tt.args); err != nil {

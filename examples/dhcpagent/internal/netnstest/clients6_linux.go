@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/logtest"
+	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
 
 // Client6Kind names a real DHCPv6 client program.

@@ -1,6 +1,6 @@
-// Package logtest is what the dhcpagent tests share to read what was
+// Package logtest is what the examples' tests share to read what was
 // logged or printed while goroutines and processes still write. Only tests
-// import it.
+// (and the test harness kubetest) import it.
 package logtest
 
 import (
