@@ -13,21 +13,21 @@ import (
 // grant is the OFFER or ACK of lease, fitted to the client's limit, built
 // in s.
 func grant(s *Scratch, req *dhcpv4.DHCPv4, t Table, lease leasestore.Lease, typ dhcpv4.MessageType) (*dhcpv4.DHCPv4, Trim) {
-	s = s.orNew()
-	mandatory, optional, size := t.Cache.encoded(lease)
-	resp := s.start(req, 1+size+echoesLen(req))
-	resp.YourIPAddr = s.addr(yiaddr, lease.Addr)
+	s = orNew(s)
+	mandatory, optional, size := t.Cache.Parts(lease)
+	resp := s.Start(req, 1+size+echoesLen(req))
+	resp.YourIPAddr = s.YourAddr(lease.Addr)
 	if typ == dhcpv4.MessageTypeAck {
 		// Table 3: an ACK echoes ciaddr; an OFFER and a NAK carry zero.
-		resp.ClientIPAddr = s.ip4OrZero(ciaddr, req.ClientIPAddr)
+		resp.ClientIPAddr = s.ClientAddr(req.ClientIPAddr)
 	}
-	var room [14]part // every option a reply may carry, so that parts need not be allocated
+	var room [14]dhcp4wire.Part // every option a reply may carry, so that parts need not be allocated
 	parts := room[:0]
-	parts = append(parts, s.messageType(typ))
-	parts = s.own(parts, mandatory...)
+	parts = append(parts, messageType(s, typ))
+	parts = s.Own(parts, mandatory...)
 	parts = echoes(s, parts, req)
-	parts = s.own(parts, optional...)
-	return resp, fit(resp, parts, ReplyLimit(req))
+	parts = s.Own(parts, optional...)
+	return resp, dhcp4wire.Fit(resp, parts, dhcp4wire.ReplyLimit(req))
 }
 
 // inform is the ACK to an INFORM from mac: the pool's options for a client
@@ -37,44 +37,44 @@ func inform(s *Scratch, req *dhcpv4.DHCPv4, t Table, mac leasestore.MAC) (*dhcpv
 	if !ci.IsValid() || ci.IsUnspecified() || !t.Prefix.Contains(ci) {
 		return nil, Trim{}, fmt.Errorf("%w: INFORM from %s with ciaddr %s, outside %s", ErrNotServed, mac, ci, t.Prefix)
 	}
-	mandatory, optional, size := t.Cache.encoded(leasestore.Lease{MAC: mac, Addr: ci, Prefix: t.Prefix, Options: t.Options})
-	s = s.orNew()
-	resp := s.start(req, 1+size+echoesLen(req))
+	mandatory, optional, size := t.Cache.Parts(leasestore.Lease{MAC: mac, Addr: ci, Prefix: t.Prefix, Options: t.Options})
+	s = orNew(s)
+	resp := s.Start(req, 1+size+echoesLen(req))
 	// Table 3: the ACK to an INFORM echoes ciaddr, and yiaddr stays zero.
-	resp.ClientIPAddr = s.ip4OrZero(ciaddr, req.ClientIPAddr)
-	var room [14]part
+	resp.ClientIPAddr = s.ClientAddr(req.ClientIPAddr)
+	var room [14]dhcp4wire.Part
 	parts := room[:0]
-	parts = append(parts, s.messageType(dhcpv4.MessageTypeAck))
+	parts = append(parts, messageType(s, dhcpv4.MessageTypeAck))
 	for _, p := range mandatory {
-		switch p.code {
+		switch p.Code {
 		case dhcpv4.OptionIPAddressLeaseTime.Code(), dhcpv4.OptionRenewTimeValue.Code(), dhcpv4.OptionRebindingTimeValue.Code():
 			// RFC 2131 section 4.3.5: the server MUST NOT send a lease time.
 		default:
-			parts = s.own(parts, p)
+			parts = s.Own(parts, p)
 		}
 	}
 	parts = echoes(s, parts, req)
-	parts = s.own(parts, optional...)
-	return resp, fit(resp, parts, ReplyLimit(req)), nil
+	parts = s.Own(parts, optional...)
+	return resp, dhcp4wire.Fit(resp, parts, dhcp4wire.ReplyLimit(req)), nil
 }
 
 // nak refuses a REQUEST with the message text. It carries only the server
 // identifier and the message (RFC 2131, table 3), and asks a relay to
 // broadcast it (section 4.1).
 func nak(s *Scratch, req *dhcpv4.DHCPv4, server netip.Addr, text []byte) (*dhcpv4.DHCPv4, Trim) {
-	s = s.orNew()
-	resp := s.start(req, 1+4+echoesLen(req)+len(text))
+	s = orNew(s)
+	resp := s.Start(req, 1+4+echoesLen(req)+len(text))
 	if !resp.GatewayIPAddr.IsUnspecified() {
 		resp.SetBroadcast()
 	}
 	sid4 := server.As4()
-	sid := whole(dhcpv4.OptionServerIdentifier.Code(), s.take(sid4[:]))
-	sid.mandatory = true
-	var room [5]part
-	parts := append(room[:0], s.messageType(dhcpv4.MessageTypeNak), sid)
+	sid := dhcp4wire.Whole(dhcpv4.OptionServerIdentifier.Code(), s.Take(sid4[:]))
+	sid.Mandatory = true
+	var room [5]dhcp4wire.Part
+	parts := append(room[:0], messageType(s, dhcpv4.MessageTypeNak), sid)
 	parts = echoes(s, parts, req)
-	parts = append(parts, whole(dhcpv4.OptionMessage.Code(), s.take(text)))
-	return resp, fit(resp, parts, ReplyLimit(req))
+	parts = append(parts, dhcp4wire.Whole(dhcpv4.OptionMessage.Code(), s.Take(text)))
+	return resp, dhcp4wire.Fit(resp, parts, dhcp4wire.ReplyLimit(req))
 }
 
 // notLeased appends the text of the NAK of a REQUEST for asked, which the
@@ -93,10 +93,19 @@ func onProbation(b []byte, asked netip.Addr) []byte {
 	return append(asked.AppendTo(b), " was declined and is on probation"...)
 }
 
+// orNew is s, or a new Scratch when s is nil, so that an answer that
+// turns out to be silence allocates none.
+func orNew(s *Scratch) *Scratch {
+	if s == nil {
+		return new(Scratch)
+	}
+	return s
+}
+
 // messageType is the message type option of a reply, its byte in s.
-func (s *Scratch) messageType(typ dhcpv4.MessageType) part {
-	p := whole(dhcpv4.OptionDHCPMessageType.Code(), s.take([]byte{byte(typ)}))
-	p.mandatory = true
+func messageType(s *Scratch, typ dhcpv4.MessageType) dhcp4wire.Part {
+	p := dhcp4wire.Whole(dhcpv4.OptionDHCPMessageType.Code(), s.Take([]byte{byte(typ)}))
+	p.Mandatory = true
 	return p
 }
 
@@ -107,10 +116,10 @@ var echoCodes = [...]uint8{dhcp4wire.OptionRelayInfo, dhcpv4.OptionClientIdentif
 
 // echoes appends to parts the options of req a reply copies back (see
 // echoCodes), their values copied to s.
-func echoes(s *Scratch, parts []part, req *dhcpv4.DHCPv4) []part {
+func echoes(s *Scratch, parts []dhcp4wire.Part, req *dhcpv4.DHCPv4) []dhcp4wire.Part {
 	for _, code := range echoCodes {
 		if v := req.Options[code]; v != nil {
-			parts = append(parts, whole(code, s.take(v)))
+			parts = append(parts, dhcp4wire.Whole(code, s.Take(v)))
 		}
 	}
 	return parts

@@ -1,7 +1,8 @@
 // Package dhcp4 is the DHCPv4 decision of the agent, and nothing else: a
 // request and a [Table] in, a reply out, as a pure function. It opens no
-// socket, reads no clock (the caller says what "now" is, in Table.Now) and
-// counts nothing; the server around it (package agent) does that.
+// socket, reads no clock (the caller says what "now" is, in Table.Now),
+// counts nothing and encodes no option itself; the server around it
+// (package agent) does the I/O, and package dhcp4wire the encoding.
 //
 // [ReplyTo] answers DISCOVER with an OFFER, REQUEST with an ACK or a NAK
 // (also to a MAC without a lease that asks for an address of the prefix:
@@ -11,17 +12,13 @@
 // RELEASE against the Table. [Destination] decides where a reply is sent
 // (RFC 2131, section 4.1, with NAKs to ciaddr as Kea sends them).
 //
-// A reply is never larger than the client accepts: [ReplyLimit] reads the
-// client's maximum DHCP message size (option 57; 576 bytes, IP and UDP
-// headers included, when it sends none). When the pool's options and the
-// echoed relay agent information do not all fit, a reply keeps them in a
-// documented order of priority, cuts lists (name servers, NTP servers,
-// search domains) to the entries that fit, and uses option overload for
-// the file and sname fields when that keeps more (fit.go, pack.go).
-// [ReplyWithTrim] says what was left out.
+// A reply is never larger than the client accepts (dhcp4wire.ReplyLimit);
+// when its options do not all fit, it keeps them in the order of priority
+// [ReplyTo] documents, and [Trim] says what it left out.
 //
 // For a server that answers without allocating, [Decide] builds the reply
-// in a reused [Scratch], copies the leases' options from an [OptionCache]
-// the server keeps per table version (Table.Cache), and reports an ACK's
-// binding in an [Ack]; [ReplyTo] is the same code in new memory.
+// in a reused [Scratch], copies the leases' options from the
+// [OptionCache] the server keeps per table version (Table.Cache), and
+// reports an ACK's binding in an [Ack]; [ReplyTo] is the same code in new
+// memory. Scratch, OptionCache and Trim are dhcp4wire's types.
 package dhcp4

@@ -7,6 +7,7 @@ import (
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -56,7 +57,7 @@ func ExampleReplyWithTrim() {
 			left = "nothing"
 		}
 		fmt.Printf("limit %d: %d bytes, %d name servers; left out: %s\n",
-			dhcp4.ReplyLimit(discover), len(offer.ToBytes()), len(offer.DNS()), left)
+			dhcp4wire.ReplyLimit(discover), len(offer.ToBytes()), len(offer.DNS()), left)
 	}
 	// Output:
 	// limit 548: 547 bytes, 65 name servers; left out: 6 dns 111/200; 15 domain name dropped; 42 ntp dropped; 119 domain search 0/2

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/ipam"
@@ -132,8 +133,8 @@ func FuzzReplyFits(f *testing.F) {
 			t.Fatalf("Reply: %v", err)
 		}
 		limit := max(int(maxSize), 576) - udpIPv4Overhead
-		if ReplyLimit(req) != limit || trim.Limit != limit {
-			t.Fatalf("limit %d, Trim.Limit %d, want %d", ReplyLimit(req), trim.Limit, limit)
+		if dhcp4wire.ReplyLimit(req) != limit || trim.Limit != limit {
+			t.Fatalf("limit %d, Trim.Limit %d, want %d", dhcp4wire.ReplyLimit(req), trim.Limit, limit)
 		}
 		wire := resp.ToBytes()
 		if len(wire) > limit {
@@ -185,7 +186,7 @@ func FuzzReplyFitsAnyRequest(f *testing.F) {
 			return
 		}
 		wire := resp.ToBytes()
-		if limit := ReplyLimit(req); len(wire) > limit || trim.Limit != limit {
+		if limit := dhcp4wire.ReplyLimit(req); len(wire) > limit || trim.Limit != limit {
 			t.Fatalf("reply of %d bytes, limit %d, Trim.Limit %d", len(wire), limit, trim.Limit)
 		}
 		opts, _, err := dhcp4test.ClientOptions(wire)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
@@ -91,7 +92,7 @@ func checkAgainstLease(t testing.TB, req *dhcpv4.DHCPv4, store *leasestore.Store
 		full[53], full[54] = []byte{byte(typ)}, dhcp4test.ServerIP.AsSlice()
 		full[56] = fmt.Appendf(nil, "%s is not leased to %s", asked, req.ClientHWAddr)
 	} else {
-		for _, o := range LeaseOptions(lease) {
+		for _, o := range dhcp4wire.LeaseOptions(lease) {
 			full[o.Code.Code()] = o.Value.ToBytes()
 		}
 		full[53] = []byte{byte(typ)}

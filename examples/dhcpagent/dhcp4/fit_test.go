@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	"github.com/insomniacslk/dhcp/rfc1035label"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -87,31 +88,6 @@ func TestReplyFitsWithHugeRelayAgentInformation(t *testing.T) {
 	})
 }
 
-func TestReplyLimit(t *testing.T) {
-	tests := []struct {
-		name string
-		req  *dhcpv4.DHCPv4
-		want int
-	}{
-		{name: "no option 57", req: dhcp4test.Discover(t, dhcp4test.MACA), want: 548},
-		{name: "576", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(576)), want: 548},
-		{name: "below the minimum", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(575)), want: 548},
-		{name: "zero", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(0)), want: 548},
-		{name: "1500", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(1500)), want: 1472},
-		{name: "largest", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(65535)), want: 65507},
-		{name: "3 bytes long: malformed, absent", req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover,
-			dhcpv4.WithGeneric(dhcpv4.OptionMaximumDHCPMessageSize, []byte{5, 220, 0})), want: 548},
-		{name: "no request", req: nil, want: 548},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := ReplyLimit(tt.req); got != tt.want {
-				t.Errorf("ReplyLimit = %d, want %d", got, tt.want)
-			}
-		})
-	}
-}
-
 // TestReplyKeepsByPriority checks what a reply keeps when not everything
 // fits, against the order Reply documents: the mandatory options, 82, 61,
 // then 6, 15, 42, 119.
@@ -142,43 +118,43 @@ func TestReplyKeepsByPriority(t *testing.T) {
 		{
 			name:  "300 name servers and 200 search domains at 576: name servers over all three fields",
 			store: big, req: dhcp4test.Discover(t, dhcp4test.MACA), overload: 3,
-			want: []Cut{{6, 111, 300}, {15, 0, 1}, {42, 0, 1}, {119, 0, 200}},
+			want: []Cut{{Code: 6, Kept: 111, Of: 300}, {Code: 15, Kept: 0, Of: 1}, {Code: 42, Kept: 0, Of: 1}, {Code: 119, Kept: 0, Of: 200}},
 		},
 		{
 			name:  "the same at 1500: all name servers, some search domains",
 			store: big, req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, dhcp4test.WithMaxSize(1500)), overload: 3,
-			want: []Cut{{119, 2, 200}},
+			want: []Cut{{Code: 119, Kept: 2, Of: 200}},
 		},
 		{name: "70 name servers and 2 search domains at 576: all of it, with overload", store: dns70, req: dhcp4test.Discover(t, dhcp4test.MACA), overload: 3},
 		{
 			name:  "a smaller option further down fits where a larger one did not",
 			store: big, req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, relay(300), clientID(20)), overload: 3,
-			want: []Cut{{82, 0, 1}, {6, 106, 300}, {15, 0, 1}, {42, 0, 1}, {119, 0, 200}},
+			want: []Cut{{Code: 82, Kept: 0, Of: 1}, {Code: 6, Kept: 106, Of: 300}, {Code: 15, Kept: 0, Of: 1}, {Code: 42, Kept: 0, Of: 1}, {Code: 119, Kept: 0, Of: 200}},
 		},
 		{
 			name:  "relay agent information kept before name servers",
 			store: big, req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, relay(200)), overload: 3,
-			want: []Cut{{6, 61, 300}, {15, 0, 1}, {42, 0, 1}, {119, 0, 200}},
+			want: []Cut{{Code: 6, Kept: 61, Of: 300}, {Code: 15, Kept: 0, Of: 1}, {Code: 42, Kept: 0, Of: 1}, {Code: 119, Kept: 0, Of: 200}},
 		},
 		{
 			name:  "relay agent information too large: dropped whole, the rest as without it",
 			store: big, req: dhcp4test.WithRawOption(t, dhcp4test.Discover(t, dhcp4test.MACA), 82, dhcp4test.RelayInfo(10_000)), overload: 3,
-			want: []Cut{{82, 0, 1}, {6, 111, 300}, {15, 0, 1}, {42, 0, 1}, {119, 0, 200}},
+			want: []Cut{{Code: 82, Kept: 0, Of: 1}, {Code: 6, Kept: 111, Of: 300}, {Code: 15, Kept: 0, Of: 1}, {Code: 42, Kept: 0, Of: 1}, {Code: 119, Kept: 0, Of: 200}},
 		},
 		{
 			name:  "client identifier after relay agent information",
 			store: big, req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, relay(200), clientID(80)), overload: 3,
-			want: []Cut{{61, 0, 1}, {6, 61, 300}, {15, 0, 1}, {42, 0, 1}, {119, 0, 200}},
+			want: []Cut{{Code: 61, Kept: 0, Of: 1}, {Code: 6, Kept: 61, Of: 300}, {Code: 15, Kept: 0, Of: 1}, {Code: 42, Kept: 0, Of: 1}, {Code: 119, Kept: 0, Of: 200}},
 		},
 		{
 			name:  "client identifier kept before name servers",
 			store: big, req: dhcp4test.Message(t, dhcp4test.MACA, dhcpv4.MessageTypeDiscover, clientID(80)), overload: 3,
-			want: []Cut{{6, 91, 300}, {15, 0, 1}, {42, 0, 1}, {119, 0, 200}},
+			want: []Cut{{Code: 6, Kept: 91, Of: 300}, {Code: 15, Kept: 0, Of: 1}, {Code: 42, Kept: 0, Of: 1}, {Code: 119, Kept: 0, Of: 200}},
 		},
 		{
 			name:  "NAK: relay agent information dropped, message kept",
 			store: big, req: dhcp4test.WithRawOption(t, dhcp4test.Selecting(t, dhcp4test.MACA, dhcp4test.ServerIP, dhcp4test.AddrB), 82, dhcp4test.RelayInfo(10_000)),
-			want: []Cut{{82, 0, 1}},
+			want: []Cut{{Code: 82, Kept: 0, Of: 1}},
 		},
 	}
 	for _, tt := range tests {
@@ -187,7 +163,7 @@ func TestReplyKeepsByPriority(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Reply: %v", err)
 			}
-			if diff := cmp.Diff(Trim{Limit: ReplyLimit(tt.req), Cuts: tt.want}, trim); diff != "" {
+			if diff := cmp.Diff(Trim{Limit: dhcp4wire.ReplyLimit(tt.req), Cuts: tt.want}, trim); diff != "" {
 				t.Errorf("Trim (-want +got):\n%s", diff)
 			}
 			opts, overload, err := dhcp4test.ClientOptions(resp.ToBytes())
@@ -197,7 +173,7 @@ func TestReplyKeepsByPriority(t *testing.T) {
 			if overload != tt.overload {
 				t.Errorf("option overload %d, want %d", overload, tt.overload)
 			}
-			if got, limit := len(resp.ToBytes()), ReplyLimit(tt.req); got > limit {
+			if got, limit := len(resp.ToBytes()), dhcp4wire.ReplyLimit(tt.req); got > limit {
 				t.Errorf("reply of %d bytes, limit %d", got, limit)
 			}
 			checkAgainstLease(t, tt.req, tt.store, opts, trim)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/insomniacslk/dhcp/dhcpv4"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp4wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 	"pgregory.net/rapid"
@@ -49,12 +50,12 @@ func FuzzOptionReaders(f *testing.F) {
 		if got, want := MessageTypeOf(m), m.MessageType(); got != want {
 			t.Errorf("messageTypeOf %v, MessageType %v", got, want)
 		}
-		want := MinMessageSize
+		want := dhcp4wire.MinMessageSize
 		if v, err := m.MaxMessageSize(); err == nil && int(v) > want {
 			want = int(v)
 		}
-		if got := ReplyLimit(m); got != want-ipUDPOverhead {
-			t.Errorf("ReplyLimit %d, want %d", got, want-ipUDPOverhead)
+		if got := dhcp4wire.ReplyLimit(m); got != want-udpIPv4Overhead {
+			t.Errorf("ReplyLimit %d, want %d", got, want-udpIPv4Overhead)
 		}
 		for _, code := range []dhcpv4.OptionCode{dhcpv4.OptionServerIdentifier, dhcpv4.OptionRequestedIPAddress} {
 			if got, want := optionAddr(m, code), ipv4(dhcpv4.GetIP(code, m.Options)); got != want {

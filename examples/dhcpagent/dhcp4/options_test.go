@@ -111,26 +111,3 @@ func TestReplyIPv6Lease(t *testing.T) {
 		t.Fatalf("Reply = %v, %v; want nil, ErrNotIPv4", got, err)
 	}
 }
-
-func TestLeaseSeconds(t *testing.T) {
-	tests := []struct {
-		d    time.Duration
-		want uint32
-	}{
-		{0, 3600},
-		{-time.Second, 1},
-		{time.Nanosecond, 1},
-		{time.Second, 1},
-		{time.Second + 1, 2},
-		{10 * time.Minute, 600},
-		{leasestore.MaxLeaseTime - time.Second, 1<<32 - 2},
-		{leasestore.MaxLeaseTime - 1, 1<<32 - 1},
-		{leasestore.MaxLeaseTime, 1<<32 - 1},
-		{1<<63 - 1, 1<<32 - 1},
-	}
-	for _, tt := range tests {
-		if got := LeaseSeconds(tt.d); got != tt.want {
-			t.Errorf("LeaseSeconds(%v) = %d, want %d", tt.d, got, tt.want)
-		}
-	}
-}

@@ -1,4 +1,4 @@
-package dhcp4
+package dhcp4wire
 
 import (
 	"net"
@@ -9,14 +9,15 @@ import (
 
 // Scratch is the memory one reply is built in: the message, its
 // options map, its hardware and IP addresses, and the option values it
-// carries. ReplyTo builds each reply in a new one, which the reply then
-// owns; a server (the agent's Handle) builds in one of a pool with
-// Decide, reused once the reply is sent, so that a steady-state OFFER or
-// ACK allocates nothing here. Both run the same code (Decide), so the
-// pooled reply is the one ReplyTo returns, byte for byte.
+// carries. The decision (package dhcp4's ReplyTo) builds each reply in a
+// new one, which the reply then owns; a server (the agent's Handle)
+// builds in one of a pool, reused once the reply is sent, so that a
+// steady-state OFFER or ACK allocates nothing here. Both run the same
+// code (dhcp4.Decide), so the pooled reply is the one ReplyTo returns,
+// byte for byte.
 //
 // The zero Scratch is ready to use. One reply at a time: a reply
-// built in it is valid until the next start.
+// built in it is valid until the next [Scratch.Start].
 type Scratch struct {
 	msg    dhcpv4.DHCPv4
 	chaddr [16]byte   // the client's hardware address, as long as the field
@@ -31,20 +32,11 @@ const (
 	giaddr
 )
 
-// orNew is s, or a new Scratch when s is nil, so that an answer
-// that turns out to be silence allocates none.
-func (s *Scratch) orNew() *Scratch {
-	if s == nil {
-		return new(Scratch)
-	}
-	return s
-}
-
-// start begins a BOOTREPLY to req in s, with room for n bytes of option
+// Start begins a BOOTREPLY to req in s, with room for n bytes of option
 // values: the fields a reply copies (RFC 2131, table 3) and zero addresses.
 // It allocates only when s holds no options map yet or less than n bytes
 // of room.
-func (s *Scratch) start(req *dhcpv4.DHCPv4, n int) *dhcpv4.DHCPv4 {
+func (s *Scratch) Start(req *dhcpv4.DHCPv4, n int) *dhcpv4.DHCPv4 {
 	opts := s.msg.Options
 	if opts == nil {
 		opts = make(dhcpv4.Options, 16) // room for every option a reply carries
@@ -81,16 +73,22 @@ func (s *Scratch) ip4OrZero(i int, ip net.IP) net.IP {
 	return net.IPv4zero
 }
 
-// addr is a's 4 bytes in s.addrs[i].
-func (s *Scratch) addr(i int, a netip.Addr) net.IP {
-	s.addrs[i] = a.As4()
-	return s.addrs[i][:]
+// YourAddr is a's 4 bytes held in s, for the reply's yiaddr.
+func (s *Scratch) YourAddr(a netip.Addr) net.IP {
+	s.addrs[yiaddr] = a.As4()
+	return s.addrs[yiaddr][:]
 }
 
-// take copies v to s's option values and returns the copy, capped so
+// ClientAddr is ip's 4 bytes held in s, or net.IPv4zero when ip is not
+// IPv4, for the reply's ciaddr: the one a request's ciaddr echoes.
+func (s *Scratch) ClientAddr(ip net.IP) net.IP {
+	return s.ip4OrZero(ciaddr, ip)
+}
+
+// Take copies v to s's option values and returns the copy, capped so
 // that an append to it cannot overwrite the next one. An empty v is nil,
 // as a copy made by append([]byte(nil), v...) is.
-func (s *Scratch) take(v []byte) []byte {
+func (s *Scratch) Take(v []byte) []byte {
 	if len(v) == 0 {
 		return nil
 	}
@@ -99,13 +97,13 @@ func (s *Scratch) take(v []byte) []byte {
 	return s.data[start:len(s.data):len(s.data)]
 }
 
-// own appends src to dst with each part's data copied to s, so that a
+// Own appends src to dst with each part's data copied to s, so that a
 // reply owns what it carries and a caller that changes the reply's
-// options changes nothing the option cache holds.
-func (s *Scratch) own(dst []part, src ...part) []part {
+// options changes nothing an [OptionCache] holds.
+func (s *Scratch) Own(dst []Part, src ...Part) []Part {
 	for _, p := range src {
-		if len(p.data) > 0 {
-			p.data = s.take(p.data)
+		if len(p.Data) > 0 {
+			p.Data = s.Take(p.Data)
 		}
 		dst = append(dst, p)
 	}

@@ -1,4 +1,4 @@
-package dhcp4
+package dhcp4wire
 
 import (
 	"encoding/binary"
@@ -55,8 +55,7 @@ func ReplyLimit(req *dhcpv4.DHCPv4) int {
 	return size - ipUDPOverhead
 }
 
-// Trim is what [ReplyWithTrim] left out of a reply so that it fits its
-// limit. The zero Trim is a reply that left nothing out.
+// Trim is what [Fit] left out of a reply so that it fits its limit. The zero Trim is a reply that left nothing out.
 type Trim struct {
 	Limit int   // the limit the reply fits, from ReplyLimit
 	Cuts  []Cut // the options dropped or cut short, in priority order
@@ -105,52 +104,74 @@ func (t Trim) String() string {
 	return strings.Join(s, "; ")
 }
 
-// part is one option of a reply as fit sees it: a value of n entries that
-// fit may cut to its first k.
-type part struct {
-	code      uint8
-	data      []byte // the whole value
-	n         int    // entries; 1 for an option kept or dropped whole
-	stride    int    // bytes per entry of a list of fixed-size entries
-	ends      []int  // or, for a list of other entries, where each ends: entry i is data[ends[i]:ends[i+1]]
-	mandatory bool   // kept whatever the limit
-	overload  bool   // may be carried in the file or sname field
-}
-
-// whole is a part kept or dropped whole.
-func whole(code uint8, v []byte) part {
-	return part{code: code, data: v, n: 1}
-}
-
-// list reports whether pt may be cut short.
-func (pt part) list() bool { return pt.stride > 0 || pt.ends != nil }
-
-// offset is where entry k of pt starts (k <= pt.n).
-func (pt part) offset(k int) int {
-	switch {
-	case pt.stride > 0:
-		return k * pt.stride
-	case pt.ends != nil:
-		return pt.ends[k]
-	case k == 0:
-		return 0
+// Fit sets resp's options to parts, in priority order, as many as fit in
+// a DHCP message of limit bytes (see [ReplyLimit]), and returns what it
+// left out: a mandatory part always goes in the options field; any other
+// goes whole in the first field with room for it, or, a list, cut to the
+// entries that fit, in whole entries; anything else is dropped. Each part
+// gets the room the parts before it leave, so a smaller one further down
+// may still fit where a larger one above it did not.
+//
+// Parts are placed in the options field first. When some do not fit there,
+// Fit also tries option overload (RFC 2132 section 9.3): the 3-byte option
+// 52 in the options field, and up to 126 bytes of options in the file field
+// and 62 in the sname field, which a reply leaves empty otherwise. It keeps
+// the overloaded packing only if it keeps more by the priority order, so a
+// reply that fits without overload never uses it, and a client that
+// ignores overload still finds the mandatory options and the echoes in the
+// options field.
+func Fit(resp *dhcpv4.DHCPv4, parts []Part, limit int) Trim {
+	t := Trim{Limit: limit}
+	plain := [numFields]int{fieldOptions: limit - fixedLen - 1} // 1: the end option
+	total := 0
+	for _, pt := range parts {
+		total += optionCost(len(pt.Data))
 	}
-	return len(pt.data)
-}
-
-// bytesOf is the encoding of entries [from, to) of pt: a list's value is
-// the concatenation of its entries.
-func (pt part) bytesOf(from, to int) []byte {
-	return pt.data[pt.offset(from):pt.offset(to)]
-}
-
-// optionCost is the bytes a value of n bytes takes in a message: a code
-// and a length byte per instance of at most 255 bytes (RFC 3396).
-func optionCost(n int) int {
-	if n == 0 {
-		return 2
+	if total <= plain[fieldOptions] { // everything fits: the common case
+		for _, pt := range parts {
+			resp.Options[pt.Code] = pt.Data
+		}
+		return t
 	}
-	return n + 2*((n+254)/255)
-}
 
-// Fields that carry options, in the order RFC 3396 concatenates them.
+	// The packings and the file and sname fields' options live on the
+	// stack; a trimmed reply allocates its Cuts and its overloaded fields'
+	// strings.
+	var plainPacking, overPacking [14]placement
+	p := pack(plainPacking[:0], parts, plain, 1)
+	room := [numFields]int{plain[fieldOptions] - 3, fileRoom, snameRoom}
+	if q := pack(overPacking[:0], parts, room, numFields); q.overload() != 0 && q.better(p) {
+		p = q
+	}
+	var file [fileRoom + 1]byte   // its options and the end option
+	var sname [snameRoom + 1]byte // likewise
+	fields := [numFields][]byte{fieldFile: file[:0], fieldSname: sname[:0]}
+	for i, pt := range parts {
+		if p[i].kept < pt.n {
+			if t.Cuts == nil {
+				t.Cuts = make([]Cut, 0, len(parts)-i)
+			}
+			t.Cuts = append(t.Cuts, Cut{Code: pt.Code, Kept: p[i].kept, Of: pt.n})
+		}
+		for _, s := range p[i].segs[:p[i].nsegs] {
+			v := pt.bytesOf(s.from, s.to)
+			if s.field == fieldOptions {
+				resp.Options[pt.Code] = v
+				continue
+			}
+			fields[s.field] = append(append(fields[s.field], pt.Code, byte(len(v))), v...)
+		}
+	}
+	if o := p.overload(); o != 0 {
+		resp.Options[dhcpv4.OptionOptionOverload.Code()] = []byte{o}
+		// The fields hold the options as raw bytes, each ending with the
+		// end option; ToBytes copies them and pads with zeros.
+		if o&1 != 0 {
+			resp.BootFileName = string(append(fields[fieldFile], 255))
+		}
+		if o&2 != 0 {
+			resp.ServerHostName = string(append(fields[fieldSname], 255))
+		}
+	}
+	return t
+}

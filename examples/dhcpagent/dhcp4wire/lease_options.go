@@ -1,4 +1,4 @@
-package dhcp4
+package dhcp4wire
 
 import (
 	"encoding/binary"
@@ -31,16 +31,16 @@ import (
 //
 // The names are sent as the table holds them: leasestore.Build has already
 // dropped (and reported) any that is not a valid domain name. A reply that
-// would exceed the client's limit keeps a part of them; see [Reply].
+// would exceed the client's limit keeps a part of them; see [Fit].
 //
 // It allocates a new slice on each call.
 func LeaseOptions(lease leasestore.Lease) []dhcpv4.Option {
 	mandatory, optional := leaseParts(lease)
 	parts := append(mandatory, optional...)
-	slices.SortFunc(parts, func(a, b part) int { return int(a.code) - int(b.code) })
+	slices.SortFunc(parts, func(a, b Part) int { return int(a.Code) - int(b.Code) })
 	opts := make([]dhcpv4.Option, len(parts))
 	for i, p := range parts {
-		opts[i] = dhcpv4.OptGeneric(dhcpv4.GenericOptionCode(p.code), p.data)
+		opts[i] = dhcpv4.OptGeneric(dhcpv4.GenericOptionCode(p.Code), p.Data)
 	}
 	return opts
 }
@@ -50,18 +50,18 @@ func LeaseOptions(lease leasestore.Lease) []dhcpv4.Option {
 // lease time, 58 and 59 renewal and rebinding times, 1 subnet mask and 3
 // router; then the optional ones, 6 name servers, 15 domain name, 42 NTP
 // servers and 119 domain search, of which the lists may be cut short.
-func leaseParts(lease leasestore.Lease) (mandatory, optional []part) {
+func leaseParts(lease leasestore.Lease) (mandatory, optional []Part) {
 	o := lease.Options
 	if o == nil {
 		o = &leasestore.Options{}
 	}
 	// The mandatory options are 4 bytes each; they share one array.
 	buf := make([]byte, 0, 6*4)
-	mandatory = make([]part, 0, 6)
+	mandatory = make([]Part, 0, 6)
 	must := func(code uint8, v uint32) {
 		buf = binary.BigEndian.AppendUint32(buf, v)
-		p := whole(code, buf[len(buf)-4:len(buf):len(buf)])
-		p.mandatory = true
+		p := Whole(code, buf[len(buf)-4:len(buf):len(buf)])
+		p.Mandatory = true
 		mandatory = append(mandatory, p)
 	}
 	addr := func(a netip.Addr) uint32 { a4 := a.As4(); return binary.BigEndian.Uint32(a4[:]) }
@@ -82,16 +82,16 @@ func leaseParts(lease leasestore.Lease) (mandatory, optional []part) {
 		must(dhcpv4.OptionRouter.Code(), addr(o.Router))
 	}
 
-	optional = make([]part, 0, 4)
-	opt := func(p part) {
-		p.overload = true
+	optional = make([]Part, 0, 4)
+	opt := func(p Part) {
+		p.Overload = true
 		optional = append(optional, p)
 	}
 	if dns := addrList(dhcpv4.OptionDomainNameServer.Code(), o.DNS); dns.n > 0 {
 		opt(dns)
 	}
 	if name := strings.TrimSuffix(o.DomainName, "."); name != "" {
-		opt(whole(dhcpv4.OptionDomainName.Code(), []byte(name)))
+		opt(Whole(dhcpv4.OptionDomainName.Code(), []byte(name)))
 	}
 	if ntp := addrList(dhcpv4.OptionNTPServers.Code(), o.NTP); ntp.n > 0 {
 		opt(ntp)
@@ -110,7 +110,7 @@ func leaseParts(lease leasestore.Lease) (mandatory, optional []part) {
 
 // addrList is the list option code of the IPv4 entries of addrs, 4 bytes
 // each; DHCPv4 options cannot carry others.
-func addrList(code uint8, addrs []netip.Addr) part {
+func addrList(code uint8, addrs []netip.Addr) Part {
 	b := make([]byte, 0, 4*len(addrs))
 	for _, a := range addrs {
 		if a.Is4() {
@@ -118,13 +118,13 @@ func addrList(code uint8, addrs []netip.Addr) part {
 			b = append(b, a4[:]...)
 		}
 	}
-	return part{code: code, data: b, n: len(b) / 4, stride: 4}
+	return Part{Code: code, Data: b, n: len(b) / 4, stride: 4}
 }
 
 // nameList is the list option code of names in RFC 1035 wire form
 // (uncompressed, as RFC 3397 permits), cut between names. The names are
 // valid domain names without a trailing dot, as leasestore keeps them.
-func nameList(code uint8, names []string) part {
+func nameList(code uint8, names []string) Part {
 	var b []byte
 	ends := make([]int, 1, len(names)+1)
 	for _, name := range names {
@@ -134,7 +134,7 @@ func nameList(code uint8, names []string) part {
 		b = append(b, 0)
 		ends = append(ends, len(b))
 	}
-	return part{code: code, data: b, n: len(names), ends: ends}
+	return Part{Code: code, Data: b, n: len(names), ends: ends}
 }
 
 // DefaultLeaseTime is the lease time the agent serves when the table
