@@ -25,6 +25,8 @@ type config struct {
 	listen6                  netip.AddrPort
 	duid                     []byte         // -duid; nil: the pool's (poolDUID)
 	relays6                  []netip.Prefix // -relays6
+	serverIP                 string         // -server-ip: "", "iface" or an IPv4 address
+	peers4                   []netip.Prefix // -peers4
 	stateDir                 string
 	stateWait                time.Duration
 	poll, probation, summary time.Duration
@@ -49,6 +51,8 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	listen := fs.String("listen", "0.0.0.0:67", "the UDP `address` to listen on")
 	listen6 := fs.String("listen6", "[::]:547", "the UDP `address` to listen on for DHCPv6 (relayed messages and their replies), when the pool has an IPv6 part (spec.ipv6); clients' multicasts to ff02::1:2 are read on -iface with a packet socket and answered through it")
 	relays6 := fs.String("relays6", "", "the DHCPv6 relay agents to answer: a comma-separated list of IPv6 `addresses or prefixes` (2001:db8::1,fd00:1::/64); a RELAY-FORW from any other source is dropped, since a relay's options choose the client's lease. Empty: none")
+	fs.StringVar(&c.serverIP, "server-ip", "", "this agent's DHCPv4 server identifier, in place of the pool's serverIP: an IPv4 `address`, or iface for -iface's own IPv4 address; set it on each of two agents serving one pool (two hosts cannot share an address, and clients renew with the one they were given)")
+	peers4 := fs.String("peers4", "", "the other agents serving the same pool, by their DHCPv4 server identifiers: a comma-separated list of IPv4 `addresses or prefixes` (10.20.0.3,10.20.0.2/31; a prefix may hold this agent's own); a REQUEST selecting a peer's offer is left to it and noted as a binding, and a DECLINE or RELEASE naming one is checked as if it named this agent. Empty: none")
 	duid := fs.String("duid", "", "the DHCPv6 server `DUID` in hex (00:04:...); empty: a DUID-UUID named after the pool's namespace/name, the same across restarts and replicas")
 	fs.StringVar(&c.stateDir, "state-dir", "", "with -ippool: keep the last pool version loaded from the API server in this `folder` (written atomically, checked on read), and serve it at a start when the API server does not answer within -state-wait; empty: none")
 	fs.DurationVar(&c.stateWait, "state-wait", 10*time.Second, "with -state-dir: how long a start waits for the API server before it serves the last-good copy")
@@ -97,8 +101,19 @@ func parse(args []string, stderr io.Writer) (*config, error) {
 	if c.listen6, err = netip.ParseAddrPort(*listen6); err != nil || !c.listen6.Addr().Is6() {
 		return nil, fmt.Errorf("-listen6 %q: want an IPv6 address and port, like [::]:547", *listen6)
 	}
-	if c.relays6, err = parseRelays6(*relays6); err != nil {
+	if c.relays6, err = parsePrefixes("relays6", *relays6, true); err != nil {
 		return nil, err
+	}
+	if c.peers4, err = parsePrefixes("peers4", *peers4, false); err != nil {
+		return nil, err
+	}
+	switch a, err := netip.ParseAddr(c.serverIP); {
+	case c.serverIP == "":
+	case c.serverIP == "iface" && c.iface == "":
+		return nil, errors.New("-server-ip iface needs -iface")
+	case c.serverIP == "iface":
+	case err != nil || !a.Is4():
+		return nil, fmt.Errorf("-server-ip %q: want an IPv4 address or \"iface\"", c.serverIP)
 	}
 	if *duid != "" {
 		if c.duid, err = parseDUID(*duid); err != nil {

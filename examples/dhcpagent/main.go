@@ -138,7 +138,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts = append(opts, agent.WithServerDUID(duid), agent.WithRelays6(c.relays6))
+	sid, err := c.serverID4()
+	if err != nil {
+		return err
+	}
+	opts = append(opts, agent.WithServerDUID(duid), agent.WithRelays6(c.relays6),
+		agent.WithServerID4(sid), agent.WithPeers4(c.peers4))
 	a := agent.New(nil, opts...)
 	loop := &serveLoop{}
 	// The probes answer from the start: not ready while the first load

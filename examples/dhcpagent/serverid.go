@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
+	"net/netip"
 	"strings"
 )
 
@@ -50,4 +52,36 @@ func parseDUID(s string) ([]byte, error) {
 		return nil, errors.New("-duid " + fmt.Sprintf("%q", s) + ": a DUID is a 2-byte type and 1 to 128 bytes")
 	}
 	return b, nil
+}
+
+// serverID4 is -server-ip's address: the zero Addr (the pool's serverIP)
+// when it is empty, -iface's one IPv4 address (neither loopback nor
+// link-local) for iface, read once at start. An interface with none or
+// with several is an error naming what it has: which one clients renew
+// with must not be a guess.
+func (c *config) serverID4() (netip.Addr, error) {
+	if c.serverIP != "iface" {
+		a, _ := netip.ParseAddr(c.serverIP) // checked by parse; "" gives the zero Addr
+		return a, nil
+	}
+	ifi, err := net.InterfaceByName(c.iface)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("-server-ip iface: %w", err)
+	}
+	addrs, err := ifi.Addrs()
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("-server-ip iface: %s: %w", c.iface, err)
+	}
+	var found []netip.Addr
+	for _, a := range addrs {
+		p, err := netip.ParsePrefix(a.String())
+		if err != nil || !p.Addr().Is4() || p.Addr().IsLoopback() || p.Addr().IsLinkLocalUnicast() {
+			continue
+		}
+		found = append(found, p.Addr())
+	}
+	if len(found) != 1 {
+		return netip.Addr{}, fmt.Errorf("-server-ip iface: %s has %d IPv4 addresses %v, want exactly one (or give -server-ip an address)", c.iface, len(found), found)
+	}
+	return found[0], nil
 }

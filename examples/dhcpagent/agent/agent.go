@@ -33,6 +33,10 @@ type Agent struct {
 	// binding ACKs, allocated at the first.
 	declineWindow time.Duration
 	bound         atomic.Pointer[bindings]
+	// serverID4 replaces the pool's serverIP when valid (WithServerID4);
+	// peers4 are the other replicas' identifiers (WithPeers4).
+	serverID4 netip.Addr
+	peers4    []netip.Prefix
 	// The lines any client can cause, each kind limited (see logBurst).
 	declineLines, releaseLines, liftLines lineLimit
 	sendLines, sendLines6, relayLines6    lineLimit

@@ -57,6 +57,9 @@ func (a *Agent) Apply(p *poolsource.Pool) (Update, error) {
 		a.log.Error(err, "pool rejected, table unchanged", "pool", p.Name())
 		return Update{}, err
 	}
+	if a.serverID4.IsValid() {
+		opts.ServerIP = a.serverID4
+	}
 	snap, ipamProblems := ipam.ParseAllocated(spec, p.Status.Allocated)
 	for _, pr := range ipamProblems {
 		problems = append(problems, pr)

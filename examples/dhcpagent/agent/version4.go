@@ -47,7 +47,7 @@ func (a *Agent) tableAt(v *version, now time.Time) dhcp4.Table {
 	if v == nil {
 		return dhcp4.Table{}
 	}
-	t := dhcp4.Table{Leases: v.table, Prefix: v.prefix, Options: v.options, Cache: &v.v4.encoded}
+	t := dhcp4.Table{Leases: v.table, Prefix: v.prefix, Options: v.options, Peers: a.peers4, Cache: &v.v4.encoded}
 	if !a.probation.Empty() {
 		t.Probation, t.Now = a.probation, now
 	}

@@ -9,8 +9,8 @@ import (
 )
 
 // Declined checks a DECLINE (RFC 2131 section 4.3.3) against t and returns
-// the lease it declines: the message names this server (option 54, when
-// present) and, in option 50, the address the table gives to the client's
+// the lease it declines: the message names this server or a peer (option
+// 54, when present) and, in option 50, the address the table gives to the client's
 // MAC. Anything else is an error, and the agent puts nothing on probation:
 // a client may only decline its own address, so that no client can take
 // another's address out of service. Like ReplyTo it is pure.
@@ -34,7 +34,7 @@ func ownLease(req *dhcpv4.DHCPv4, t Table, typ dhcpv4.MessageType, addr netip.Ad
 	if got := req.MessageType(); got != typ {
 		return leasestore.Lease{}, fmt.Errorf("%w: %s from %s, want %s", ErrMessageType, got, mac, typ)
 	}
-	if sid := ipv4(req.ServerIdentifier()); sid.IsValid() && sid != serverOf(t) {
+	if sid := ipv4(req.ServerIdentifier()); sid.IsValid() && !t.names(sid) {
 		return leasestore.Lease{}, fmt.Errorf("%w: %s from %s names %s", ErrOtherServer, typ, mac, sid)
 	}
 	lease, ok := t.Leases.Lookup(mac)

@@ -1,6 +1,9 @@
 package dhcp4
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Reasons [ReplyTo], [Declined] and [Released] give for not answering; callers branch on them with
 // [errors.Is]. Every one of them means the agent stays silent, as RFC 2131
@@ -19,6 +22,9 @@ var (
 	ErrNotIPv4 = errors.New("lease is not served over DHCPv4")
 	// ErrOtherServer: a REQUEST in the SELECTING state names another server.
 	ErrOtherServer = errors.New("client selected another server")
+	// ErrPeerSelected: a REQUEST in the SELECTING state names a peer (see
+	// Table.Peers), which answers it; it is also an [ErrOtherServer].
+	ErrPeerSelected = fmt.Errorf("%w: a peer's offer", ErrOtherServer)
 	// ErrNoAddress: a REQUEST names no address at all (no requested IP
 	// address option and no ciaddr), so there is nothing to confirm or deny.
 	ErrNoAddress = errors.New("request names no address")

@@ -110,12 +110,16 @@ func replyTo(s *Scratch, req *dhcpv4.DHCPv4, t Table) (*dhcpv4.DHCPv4, Trim, err
 // bound the address (ciaddr zero: SELECTING or INIT-REBOOT, after which a
 // client may probe and decline), and whether the address was on
 // probation after a decline in the client's own name, which the REQUEST
-// disproves.
+// disproves. Peer is set, with Binding, for a REQUEST selecting a peer's
+// offer of the address the table gives the client: the peer ACKs it
+// (Decide returns ErrPeerSelected), and the client may then decline it to
+// either server.
 type Ack struct {
 	Addr       netip.Addr
 	MAC        leasestore.MAC
 	Binding    bool
 	OwnDecline bool
+	Peer       bool
 }
 
 // Decide is ReplyTo with the reply built in s, valid until s is used
@@ -152,7 +156,10 @@ func Decide(s *Scratch, req *dhcpv4.DHCPv4, t Table, ack *Ack) (*dhcpv4.DHCPv4, 
 		}
 		resp, trim = grant(s, req, t, lease, dhcpv4.MessageTypeOffer)
 	case dhcpv4.MessageTypeRequest:
-		asked, err := requestedAddr(req, server)
+		asked, err := requestedAddr(req, t)
+		if err == ErrPeerSelected && known && asked == lease.Addr && !t.held(asked) && ack != nil {
+			*ack = Ack{Addr: asked, MAC: mac, Binding: true, Peer: true}
+		}
 		if err != nil {
 			return nil, Trim{}, fmt.Errorf("%w: %s", err, mac)
 		}

@@ -29,9 +29,14 @@ func client(req *dhcpv4.DHCPv4, t Table) (leasestore.MAC, error) {
 }
 
 // requestedAddr is the address a REQUEST asks to confirm, by the client
-// state RFC 2131 section 4.3.2 infers from the fields present.
-func requestedAddr(req *dhcpv4.DHCPv4, server netip.Addr) (netip.Addr, error) {
-	if sid := optionAddr(req, dhcpv4.OptionServerIdentifier); sid.IsValid() && sid != server {
+// state RFC 2131 section 4.3.2 infers from the fields present. A REQUEST
+// selecting a peer's offer gives the address it asks for with
+// ErrPeerSelected.
+func requestedAddr(req *dhcpv4.DHCPv4, t Table) (netip.Addr, error) {
+	if sid := optionAddr(req, dhcpv4.OptionServerIdentifier); sid.IsValid() && sid != serverOf(t) {
+		if t.peer(sid) {
+			return optionAddr(req, dhcpv4.OptionRequestedIPAddress), ErrPeerSelected
+		}
 		return netip.Addr{}, ErrOtherServer // SELECTING, another server's offer
 	}
 	if asked := optionAddr(req, dhcpv4.OptionRequestedIPAddress); asked.IsValid() {

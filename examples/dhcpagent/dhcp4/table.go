@@ -20,6 +20,12 @@ type Table struct {
 	// Options are the pool's options as its leases carry them; INFORM
 	// replies carry them, and Options.ServerIP is the server identifier.
 	Options *leasestore.Options
+	// Peers hold the server identifiers of the other servers of the same
+	// table (replicas of one pool, each with its own Options.ServerIP): a
+	// DECLINE or RELEASE naming one is this server's as well, and a
+	// REQUEST selecting one's offer is not answered but reported as a
+	// binding (see [Ack]). Nil: no peers.
+	Peers []netip.Prefix
 	// Probation holds back the addresses declined (see [probation.Set]), as
 	// of Now: the one way a Table says that an address is on probation,
 	// and whose decline holds it. The decision reads Now and never a
@@ -67,6 +73,22 @@ func (t Table) declinedBy(a netip.Addr, mac leasestore.MAC) bool {
 	}
 	by, ok := t.Probation.DeclinedBy(a, t.Now)
 	return ok && by == mac
+}
+
+// names reports whether a server identifier sid names this server or one
+// of its peers.
+func (t Table) names(sid netip.Addr) bool {
+	return sid == serverOf(t) || t.peer(sid)
+}
+
+// peer reports whether sid is a peer's server identifier.
+func (t Table) peer(sid netip.Addr) bool {
+	for _, p := range t.Peers {
+		if p.Contains(sid) {
+			return true
+		}
+	}
+	return false
 }
 
 // serverOf is t's server identifier, or the zero Addr.
