@@ -29,6 +29,7 @@ type AddressLockSpec struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1alpha1";"clusterctl.cluster.x-k8s.io/move="
 // +kubebuilder:printcolumn:name="Pool",type="string",JSONPath=".spec.poolName"
 // +kubebuilder:printcolumn:name="Address",type="string",JSONPath=".spec.address"
 // +kubebuilder:printcolumn:name="Holder",type="string",JSONPath=".spec.holderName"

@@ -106,6 +106,7 @@ type PoolStatusAddresses struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=cluster-api
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1alpha1";"clusterctl.cluster.x-k8s.io/move="
 // +kubebuilder:printcolumn:name="Addresses",type="string",JSONPath=".spec.addresses"
 // +kubebuilder:printcolumn:name="Total",type="integer",JSONPath=".status.ipAddresses.total"
 // +kubebuilder:printcolumn:name="Free",type="integer",JSONPath=".status.ipAddresses.free"
@@ -134,6 +135,7 @@ type VMNetIPPoolList struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,categories=cluster-api
+// +kubebuilder:metadata:labels="cluster.x-k8s.io/v1beta2=v1alpha1";"clusterctl.cluster.x-k8s.io/move="
 // +kubebuilder:printcolumn:name="Addresses",type="string",JSONPath=".spec.addresses"
 // +kubebuilder:printcolumn:name="Total",type="integer",JSONPath=".status.ipAddresses.total"
 // +kubebuilder:printcolumn:name="Free",type="integer",JSONPath=".status.ipAddresses.free"
