@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +18,9 @@ import (
 	"github.com/insomniacslk/dhcp/dhcpv4"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -30,23 +36,113 @@ var crds = []string{filepath.Join("..", "operator", "config", "crd"), filepath.J
 
 // TestManifests applies config/ (generated role, manager with the VM
 // network attachment) to the real API server, with dry-run for all but
-// the Namespace.
+// the Namespace; and config/ha, the two agents of one pool, beside the
+// role.
 func TestManifests(t *testing.T) {
 	cfg := kubetest.Start(t, crds...)
-	all := kubetest.ReadManifests(t, "config", "rbac", "manager")
-	kubetest.WantKinds(t, kubetest.ApplyManifests(t, cfg, all), "Namespace", "ServiceAccount", "Deployment", "Service",
-		"ClusterRole", "ClusterRoleBinding", "NetworkAttachmentDefinition")
+	kinds := []string{"Namespace", "ServiceAccount", "Deployment", "ClusterRole", "ClusterRoleBinding", "NetworkAttachmentDefinition"}
+	for _, tc := range []struct {
+		name  string
+		dirs  []string
+		kinds []string
+	}{
+		{"one agent", []string{"rbac", "manager"}, append(kinds, "Service")},
+		{"two agents", []string{"rbac", "ha"}, kinds},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			all := kubetest.ReadManifests(t, "config", tc.dirs...)
+			kubetest.WantKinds(t, kubetest.ApplyManifests(t, cfg, all), tc.kinds...)
+		})
+	}
 }
 
-// TestDeploymentMatchesFlags: the Deployment runs the agent with flags it
-// parses (after the kubelet's $(POD_IP) expansion), its probes and metrics
-// port are those the flags open, it serves the interface Multus attaches,
-// it holds no capability and runs as a non-root user, and its account holds
-// the generated role.
+// TestDeploymentMatchesFlags: each Deployment, the one agent's and the
+// two agents' of config/ha, runs the agent with flags it parses (after
+// the kubelet's $(POD_IP) expansion), its probes and metrics port are
+// those the flags open, it serves the interface Multus attaches, it holds
+// no capability and runs as a non-root user, one replica recreated, and
+// its account holds the generated role.
 func TestDeploymentMatchesFlags(t *testing.T) {
-	all := kubetest.ReadManifests(t, "config", "rbac", "manager")
+	for _, tc := range []struct{ dir, name string }{
+		{"manager", "vmnetkit-dhcpagent"},
+		{"ha", "vmnetkit-dhcpagent-a"},
+		{"ha", "vmnetkit-dhcpagent-b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			all := kubetest.ReadManifests(t, "config", "rbac", tc.dir)
+			dep, c := deployedAgent(t, all, tc.name)
+			checkDeployment(t, all, dep, c)
+		})
+	}
+}
+
+// TestTwoAgentsDeployment: the two agents of config/ha each answer as
+// their own address on the VM network (-server-ip iface, and two
+// distinct static addresses), name each other as peers, serve the same
+// pool, and never share a node.
+func TestTwoAgentsDeployment(t *testing.T) {
+	all := kubetest.ReadManifests(t, "config", "ha")
+	addrs := map[string]netip.Addr{}
+	for _, m := range all {
+		if m.Obj.GetKind() != "NetworkAttachmentDefinition" {
+			continue
+		}
+		conf, _, _ := unstructured.NestedString(m.Obj.Object, "spec", "config")
+		var cni struct {
+			IPAM struct {
+				Addresses []struct{ Address string } `json:"addresses"`
+			} `json:"ipam"`
+		}
+		if err := json.Unmarshal([]byte(conf), &cni); err != nil || len(cni.IPAM.Addresses) != 1 {
+			t.Fatalf("%s: config %s: want one static address (%v)", m.Obj.GetName(), conf, err)
+		}
+		addrs[m.Obj.GetName()] = netip.MustParsePrefix(cni.IPAM.Addresses[0].Address).Addr()
+	}
+	type agent struct {
+		id    netip.Addr
+		c     *config
+		dep   *appsv1.Deployment
+		other string
+	}
+	agents := map[string]*agent{"vmnetkit-dhcpagent-a": {other: "vmnetkit-dhcpagent-b"}, "vmnetkit-dhcpagent-b": {other: "vmnetkit-dhcpagent-a"}}
+	for name, a := range agents {
+		a.dep, a.c = deployedAgent(t, all, name)
+		var nets []struct{ Name string }
+		if err := json.Unmarshal([]byte(a.dep.Spec.Template.Annotations["k8s.v1.cni.cncf.io/networks"]), &nets); err != nil || len(nets) != 1 {
+			t.Fatalf("%s: networks annotation: %v", name, err)
+		}
+		a.id = addrs[nets[0].Name]
+		if a.c.serverIP != "iface" || !a.id.IsValid() {
+			t.Errorf("%s: -server-ip %q on network %s (%s): want iface, on an address of its own", name, a.c.serverIP, nets[0].Name, a.id)
+		}
+	}
+	a, b := agents["vmnetkit-dhcpagent-a"], agents["vmnetkit-dhcpagent-b"]
+	if a.id == b.id || a.c.ippool != b.c.ippool {
+		t.Errorf("server identifiers %s and %s, pools %s and %s: want two addresses, one pool", a.id, b.id, a.c.ippool, b.c.ippool)
+	}
+	for name, x := range agents {
+		peer := agents[x.other]
+		if !slices.ContainsFunc(x.c.peers4, func(p netip.Prefix) bool { return p.Contains(peer.id) }) {
+			t.Errorf("%s: -peers4 %v does not hold its peer's identifier %s", name, x.c.peers4, peer.id)
+		}
+		anti := x.dep.Spec.Template.Spec.Affinity
+		if anti == nil || anti.PodAntiAffinity == nil || len(anti.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 1 {
+			t.Fatalf("%s: want one required pod anti-affinity term", name)
+		}
+		term := anti.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0]
+		sel, err := metav1.LabelSelectorAsSelector(term.LabelSelector)
+		if err != nil || term.TopologyKey != "kubernetes.io/hostname" || !sel.Matches(labels.Set(peer.dep.Spec.Template.Labels)) {
+			t.Errorf("%s: anti-affinity %+v: want the peer's pods kept off its node (%v)", name, term, err)
+		}
+	}
+}
+
+// deployedAgent is the Deployment named name in all and its container's
+// flags, parsed after the kubelet's $(POD_IP) expansion.
+func deployedAgent(t *testing.T, all []kubetest.Manifest, name string) (*appsv1.Deployment, *config) {
+	t.Helper()
 	dep := &appsv1.Deployment{}
-	kubetest.Typed(t, all, "Deployment", "vmnetkit-dhcpagent", dep)
+	kubetest.Typed(t, all, "Deployment", name, dep)
 	pod := dep.Spec.Template.Spec
 	if len(pod.Containers) != 1 {
 		t.Fatalf("%d containers, want 1", len(pod.Containers))
@@ -60,12 +156,21 @@ func TestDeploymentMatchesFlags(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the Deployment's args %q: %v", ctr.Args, err)
 	}
+	return dep, c
+}
+
+// checkDeployment checks what every agent's Deployment must hold (see
+// TestDeploymentMatchesFlags).
+func checkDeployment(t *testing.T, all []kubetest.Manifest, dep *appsv1.Deployment, c *config) {
+	t.Helper()
+	pod := dep.Spec.Template.Spec
+	ctr := pod.Containers[0]
 	kubetest.CheckProbes(t, ctr, c.ProbeAddr, c.MetricsAddr)
-	if c.ippool == "" || c.listen.Port != 67 {
-		t.Errorf("-ippool %q -listen %s: want an IPPool from the API server, port 67", c.ippool, c.listen)
+	if c.ippool == "" || c.listen.Port != 67 || c.stateDir == "" {
+		t.Errorf("-ippool %q -listen %s -state-dir %q: want an IPPool from the API server, port 67, a last-good copy", c.ippool, c.listen, c.stateDir)
 	}
 	if r := dep.Spec.Replicas; r == nil || *r != 1 || dep.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
-		t.Errorf("replicas %v, strategy %q: want 1 and Recreate (one agent per VM network)", r, dep.Spec.Strategy.Type)
+		t.Errorf("replicas %v, strategy %q: want 1 and Recreate (one agent per server address)", r, dep.Spec.Strategy.Type)
 	}
 	// The interface the agent serves is the one Multus attaches.
 	networks := dep.Spec.Template.Annotations["k8s.v1.cni.cncf.io/networks"]
