@@ -31,24 +31,16 @@
 // names an IPv4-mapped IPv6 address (::ffff:10.0.0.1): every parser here
 // refuses one and says which IPv4 address to write.
 //
-// Internally a pool is a sparse 64-ary radix tree over address offsets: a
-// subtree that is entirely taken is one bit in its parent, so the lowest free
-// address is found in a few steps however many addresses are taken before
-// it, and an excluded range costs memory proportional to its boundary. An
-// address that AllocateAddr places far from any other is kept in the
-// deepest node on its path, not in a chain of nodes down to its own leaf,
-// so scattered allocations take about as much memory as dense ones (within
-// 1.5x), though nearly three times their time. An exclusion or reservation
-// of a few addresses far from others is kept the same way, so scattered
-// exclusions cost alike in a /8, a /64 and ::/0 (within 2x).
-//
 // Errors wrap the package's sentinel errors (ErrExhausted, ErrInUse, ...),
 // for errors.Is. An error about a field of a Spec or of its text forms is
 // a *FieldError naming the field and its index (FieldErrors lists them).
 // An error quotes each value it names as %q would, cut after 96 bytes
 // with its length noted ("aaaa…" (10485760 bytes)), so the error of any
 // input, and what it allocates, stay within a few kilobytes; a valid input
-// builds no error text at all. No input makes the package panic. A Pool is not safe for
-// concurrent use; callers serialize access to it. The package does no I/O,
-// reads no clock and keeps no global state.
+// builds no error text at all. No input makes the package panic. A Pool is
+// not safe for concurrent use; callers serialize access to it. The package
+// does no I/O, reads no clock and keeps no global state.
+//
+// How the pool's tree keeps memory to what is allocated: tree.go; what it
+// costs: docs/performance.md.
 package ipam

@@ -31,13 +31,17 @@ const Infinity = MaxLeaseTime
 // The zero value sets nothing. A zero Addr, an empty string and a zero
 // duration mean "not set" (the agent's own default applies).
 //
-// One Options type serves both families; some fields belong to one of them
-// (see the package documentation, "DHCPv4 and DHCPv6 options"). In an
-// IPv6 pool, Router, NTP and DomainName have no DHCPv6 option to carry
-// them and are invalid; in an IPv4 pool, PreferredLifetime and
-// ValidLifetime are. LeaseTime is both families' lease time: in an IPv6
-// pool it is the valid lifetime unless ValidLifetime is set (see
-// Lifetimes).
+// One Options type serves both families: the family of the pool's prefix
+// decides which fields apply. In an IPv6 pool, Router, NTP and DomainName
+// have no DHCPv6 option to carry them (IPv6 routers send Router
+// Advertisements, clients take the search list, and DHCPv6's NTP option is
+// not served) and are invalid; in an IPv4 pool, PreferredLifetime and
+// ValidLifetime are. A field set for the other family is dropped from the
+// Store's copy and reported as a pool-wide Problem wrapping
+// ErrInvalidOptions, so that an operator who writes a router into an IPv6
+// pool learns that no client will ever receive it. LeaseTime is both
+// families' lease time: in an IPv6 pool it is the valid lifetime unless
+// ValidLifetime is set (see Lifetimes).
 type Options struct {
 	ServerIP     netip.Addr    // DHCPv4 server identifier; in an IPv6 pool the server's address (DHCPv6 identifies a server by its DUID)
 	Router       netip.Addr    // default gateway; IPv4 pools only (IPv6 routers announce themselves in Router Advertisements)

@@ -7,7 +7,7 @@ import (
 )
 
 // The models below restate the rules as plainly as possible, each a direct
-// reading of the package documentation, and decide only Ready. The property
+// reading of the documentation of Strict, Counting, Match and IgnoreReason, and decide only Ready. The property
 // test checks Evaluate against them.
 
 // modelMAC is a MAC as the standard library reads it, for an oracle
@@ -22,7 +22,7 @@ func modelMAC(s string) (string, bool) {
 
 func modelFamilyIs4(a netip.Addr) bool { return a.Unmap().Is4() }
 
-// modelNotUnicast is the package documentation's table of addresses that
+// modelNotUnicast is IgnoreReason's table of addresses that
 // are no host's own: an invalid, unspecified, loopback, link-local or
 // multicast address, 255.255.255.255, or one in 0.0.0.0/8. The rest of
 // 240.0.0.0/4 is usable (FIELD-CASES.md, case 1).

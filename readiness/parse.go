@@ -108,7 +108,7 @@ var allTypes = [...]string{TypeNone, TypeIPv4, TypeIPv6, TypeIPv4v6, TypeIPv4DHC
 // prefix length is checked, then dropped. The address must be able to be a
 // VM's address: not zoned, not IPv4-mapped IPv6, and usable under the
 // Strict policy's rule 1 (not unspecified, in 0.0.0.0/8, loopback,
-// link-local, multicast or 255.255.255.255; the package documentation's
+// link-local, multicast or 255.255.255.255; IgnoreReason's
 // table). 240.0.0.0/4 other than 255.255.255.255 is accepted. Errors wrap [ErrInvalidStatic] and end with the reason,
 // such as "broadcast".
 func ParseStaticAddr(s string) (netip.Addr, error) {

@@ -10,7 +10,7 @@ import (
 )
 
 // Each way the legacy Counting rule differs from Strict, shown on one input.
-// The package documentation lists the same differences.
+// Counting's documentation lists the same differences.
 func TestPolicyDifferences(t *testing.T) {
 	oneDHCP := []Device{{MAC: mac0, DHCP4: true}}
 	twoDHCP := []Device{{MAC: mac0, DHCP4: true}, {MAC: mac1, DHCP4: true}}

@@ -31,7 +31,7 @@ func (d Device) hasStatic(fam int) bool {
 	return false
 }
 
-// evaluateStrict applies the Strict rules (see the package documentation)
+// evaluateStrict applies the Strict rules (see Strict's documentation)
 // in the order they decide: the devices' own NICs first, then the NICs of
 // no device, then the Node addresses no NIC reports, then each device's
 // state and the verdict.

@@ -4,7 +4,7 @@ import "net/netip"
 
 // classify says whether a is usable under Strict's first rule and, if not,
 // why. It is the one place that decides which addresses can be a host's own
-// unicast address: the package documentation's table lists the same blocks,
+// unicast address: IgnoreReason's table (verdict.go) lists the same blocks,
 // row for row, and TestUnusableAddressTable checks each row. Anything else is
 // usable, 240.0.0.0/4 included: Linux assigns it, and overlay uplinks and
 // clouds' extra private ranges use it (FIELD-CASES.md, case 1). a should be

@@ -13,7 +13,7 @@ import (
 )
 
 // TestUnusableAddressTable protects the package's one table of unusable
-// addresses (doc.go), a case per row and the edges of each block: every
+// addresses (IgnoreReason, verdict.go), a case per row and the edges of each block: every
 // address that cannot be a host's own unicast address is never credited to
 // a DHCP device, makes no machine ready, and is rejected as a static
 // address, with the same reason; the first and last usable addresses beside

@@ -91,6 +91,14 @@ func (s State) String() string {
 }
 
 // Match says how a device's NIC was found in the hypervisor's report.
+//
+// A NIC whose MAC equals a device's MAC (compared in any of the accepted
+// forms and cases) belongs to that device; several NICs with the same MAC all
+// do. A device left without a NIC takes the NIC at its own index, unless that
+// NIC belongs to another device by MAC, or both the device and the NIC have a
+// MAC (then they differ). A NIC with an unparsable MAC matches no MAC and
+// still counts as having one. A NIC that belongs to no device is reported in
+// Verdict.Ignored; its addresses are never credited under Strict.
 type Match int
 
 const (
@@ -149,6 +157,25 @@ type IgnoredAddr struct {
 }
 
 // IgnoreReason says why an address was not credited.
+//
+// An address is usable when a host can hold it as its own unicast address.
+// This table is the whole list of blocks that are not (TestUnusableAddressTable
+// has a case per row, and TestAddressOutsideTableIsUsable checks that any
+// address outside them makes a DHCP device ready under both policies):
+//
+//	block                           reason         why it is no host's own address            RFC
+//	------------------------------  -------------  -----------------------------------------  ---------------------------
+//	the zero netip.Addr             invalid        an empty report, no address at all         -
+//	0.0.0.0, ::                     unspecified    "no address": a source before one is had   1122 3.2.1.3, 4291 2.5.2
+//	0.0.0.0/8 but 0.0.0.0           this network   "this host on this network", a source      1122 3.2.1.3
+//	                                               only while booting, never a destination
+//	127.0.0.0/8, ::1                loopback       never leaves the host                      1122 3.2.1.3, 4291 2.5.3
+//	169.254.0.0/16, fe80::/10       link-local     valid on one link only, made up by the     3927, 4291 2.5.6
+//	                                               host: neither a DHCP lease nor routable
+//	224.0.0.0/4, ff00::/8           multicast      a group, not a host                        5771, 4291 2.7
+//	255.255.255.255                 broadcast      limited broadcast: every host on the link  919 7, 8190
+//	inside an Input.Ignore prefix   in an ignored  the caller's virtual IPs (VIPs, a CNI's    -
+//	                                prefix         fake IP), never a NIC's own
 type IgnoreReason int
 
 const (
