@@ -8,9 +8,8 @@
 // address, or the next one after the last handed out) and is idempotent per
 // owner; AllocateAddr takes a given address; Release and ReleaseOwner free
 // one. Stats counts exactly, even for a /0 (Count holds 128 bits). Check
-// says whether an address could ever be allocated, and why not; a Checker
-// answers the same for many addresses in ascending order at a comparison
-// or two each (leasestore checks a whole snapshot with one).
+// (and a Checker, for many addresses in order) says whether an address
+// could ever be allocated, and why not.
 //
 // Snapshot and Restore persist a pool: Restore gives the same pool whatever
 // the order of the snapshot's allocations, and never fails as a whole on a
@@ -22,25 +21,20 @@
 // and ParseAddr read one value, FormatAllocated writes a pool as the
 // status-map form (address to owner, or a marker) that ParseAllocated and
 // RestoreAllocated read back, and Snapshot, Spec, Strategy, OwnerKind,
-// Count and Stats have JSON forms a status can hold. A pool of MACOwners
-// takes every spelling of a MAC as one owner; every pool refuses an owner
-// that is not valid UTF-8, so nothing it holds changes in JSON.
-// AddressList is the other declarative form, a non-contiguous list of
-// addresses with a prefix length, a gateway and exclusions (Cluster API's
-// in-cluster IPAM provider's pool); its Parse gives one Spec. Text never
-// names an IPv4-mapped IPv6 address (::ffff:10.0.0.1): every parser here
-// refuses one and says which IPv4 address to write.
+// Count and Stats have JSON forms a status can hold; AddressList (Cluster
+// API's in-cluster IPAM provider's pool) parses to one Spec. A pool of
+// MACOwners takes every spelling of a MAC as one owner; every pool refuses
+// an owner that is not valid UTF-8. Every parser refuses an IPv4-mapped
+// IPv6 address (::ffff:10.0.0.1) and says which IPv4 address to write.
 //
 // Errors wrap the package's sentinel errors (ErrExhausted, ErrInUse, ...),
 // for errors.Is. An error about a field of a Spec or of its text forms is
 // a *FieldError naming the field and its index (FieldErrors lists them).
 // An error quotes each value it names as %q would, cut after 96 bytes
-// with its length noted ("aaaa…" (10485760 bytes)), so the error of any
-// input, and what it allocates, stay within a few kilobytes; a valid input
-// builds no error text at all. No input makes the package panic. A Pool is
+// with its length noted; a valid input builds no error text at all. No
+// input makes the package panic. A Pool is
 // not safe for concurrent use; callers serialize access to it. The package
 // does no I/O, reads no clock and keeps no global state.
 //
-// How the pool's tree keeps memory to what is allocated: tree.go; what it
-// costs: docs/performance.md.
+// How the tree keeps memory to what is allocated: tree.go.
 package ipam
