@@ -68,7 +68,7 @@ func WithProbation(d time.Duration) Option {
 // WithDeclineWindow sets how long after the agent ACKs a REQUEST that
 // binds an address (ciaddr zero) it accepts a DECLINE of that address
 // (default DefaultDeclineWindow; zero or less: at any time, as long as the
-// address is the client's). See the package documentation for the rule.
+// address is the client's). Why: docs/dhcpagent-design.md.
 func WithDeclineWindow(d time.Duration) Option {
 	return func(a *Agent) { a.declineWindow = d }
 }

@@ -72,7 +72,7 @@ type Decision struct {
 	Released netip.Addr
 	// Declined is the lease's address when a DECLINE named it: the
 	// server puts it on probation in Client.MAC's name, subject to its
-	// own rule (see the package documentation).
+	// own rule (see Decide).
 	Declined netip.Addr
 }
 
@@ -81,8 +81,78 @@ type Decision struct {
 // headers), from the table t, or returns an error that says why the
 // server stays silent. a is how the datagram arrived. It does no I/O,
 // keeps no state and reads no clock: the same request, arrival and table
-// give the same reply, byte for byte. See the package documentation for
-// the rules. With a reused r it does not allocate.
+// give the same reply, byte for byte. With a reused r it does not
+// allocate. The answers (RFC 8415 section 18.3):
+//
+//   - SOLICIT: an ADVERTISE of the lease's address at the pool's lifetimes
+//     (leasestore.Options.Lifetimes, DefaultValidLifetime when unset) in
+//     the IA_NA that names it, or the first; a REPLY that commits it
+//     (Decision.Bound) when the client sent Rapid Commit and
+//     Table.RapidCommit allows it. With no lease, its address on
+//     probation, or no IA_NA asked: an ADVERTISE holding only the status
+//     NoAddrsAvail (with the server and client identifiers), as section
+//     18.3.9 asks of a server that will assign no address. RFC 8415 lets a
+//     server stay silent instead; answering tells the client at once,
+//     and costs one datagram per solicitation that would otherwise be
+//     retransmitted anyway.
+//   - REQUEST, RENEW, REBIND: a REPLY with the binding. An address the IA
+//     names that is not the lease's (the pool moved the NIC's address) is
+//     returned beside it at lifetimes 0, so the client drops it. Without a
+//     lease: REQUEST gets NoAddrsAvail in each IA, RENEW NoBinding, and
+//     REBIND, since the server is authoritative for its prefix, NotOnLink
+//     for an IA that names an address off Table.Prefix and NoBinding for
+//     one that names only addresses on it, each address at lifetimes 0; a
+//     REBIND that leaves nothing to say gets no reply.
+//   - CONFIRM: Success when every address it names is on Table.Prefix,
+//     NotOnLink otherwise; no reply when it names none.
+//   - RELEASE and DECLINE: Success; an IA that does not name the client's
+//     lease address comes back with NoBinding. Decision.Released or
+//     Declined tells the server the address.
+//   - INFORMATION-REQUEST: the requested options only, to any client,
+//     with or without a lease.
+//
+// Each ADVERTISE and REPLY echoes the transaction id and the CLIENTID,
+// carries the server's DUID, each IA its IAID with T1 and T2 at 0.5 and
+// 0.8 of the preferred lifetime (both infinite with it), and the DNS
+// servers (23) and search list (24) when the client's ORO asks for them
+// and the pool sets them. A relayed message is answered inside RELAY-REPL
+// headers that mirror the RELAY-FORW ones, each interface-id echoed.
+//
+// No reply, and an Err value that says why (RFC 8415 section 16), for: a
+// message type a server does not answer; no CLIENTID (except INFORMATION-REQUEST); a SERVERID
+// in a SOLICIT, CONFIRM or REBIND; none in a REQUEST, RENEW, RELEASE or
+// DECLINE; another server's SERVERID; an INFORMATION-REQUEST with an
+// IA_NA. The server never sends the Server Unicast option, so a REQUEST,
+// RENEW, RELEASE or DECLINE that reached it by unicast (Arrival.Unicast,
+// for a message that was not relayed) gets a REPLY with only UseMulticast,
+// and a SOLICIT, CONFIRM, REBIND or INFORMATION-REQUEST by unicast is
+// dropped (as Kea does): those are meant for all servers.
+//
+// A reply goes back to the datagram's source, so a message whose source
+// cannot take one is dropped (ErrReplySource): a multicast source (a
+// SOLICIT "from" ff02::1 would have its ADVERTISE sent to every node of
+// the link), the unspecified or a loopback address, an IPv4 one. Only
+// unicast link-local and global (unique local included) sources are
+// answered ([Replyable]). A RELAY-FORW from an address Table.Relays does
+// not list is dropped (ErrUntrustedRelay), so that its options never
+// choose a lease.
+//
+// DECLINE and probation: the DHCPv4 agent accepts a DECLINE only as far
+// as a real client's behaviour explains it (docs/dhcpagent-design.md,
+// "DECLINE: what a bystander cannot abuse"), and the same ideas apply
+// here, split between this decision and the server. The decision accepts a DECLINE only of the address of the
+// lease the client's identity selects (the same candidate MAC order as
+// every other message) and only when it carries this server's DUID; it
+// reports it in Decision.Declined with the MAC in whose name the address
+// goes on probation. Whether the DECLINE came soon enough after the REPLY
+// that bound the address (Decision.Bound: a client checks an address for
+// duplicates right after it is assigned, RFC 8415 section 18.2.10.1) is
+// the server's rule, since only the server remembers when it bound what.
+// While the address is on probation the client's SOLICIT and a REQUEST
+// that does not name it get NoAddrsAvail; a REQUEST, RENEW or REBIND from
+// the decliner that names it shows the decline was not its own (a client
+// never asks to keep an address it declined), so it is bound again and
+// Decision.Lifted tells the server to lift the probation.
 func Decide(r *Reply, req *dhcp6wire.Packet, a Arrival, t Table) (Decision, error) {
 	if len(t.ServerID) == 0 {
 		return Decision{}, ErrNoServerID

@@ -40,7 +40,7 @@ func bind(r *Reply, req *dhcp6wire.Packet, t *Table, d Decision) (Decision, erro
 	usable := found
 	if found && t.held(d.Lease.Addr) {
 		// A client asks to keep an address it declined only when the
-		// decline was not its own (see the package documentation).
+		// decline was not its own (see Decide).
 		d.Lifted = names(m, d.Lease.Addr) && t.declinedBy(d.Lease.Addr, d.Client.MAC)
 		usable = d.Lifted
 	}

@@ -95,13 +95,41 @@ type Arrival struct {
 }
 
 // ClientMACs returns the candidate MACs of the client that sent the
-// message of p, in the order the decision tries them (see the package
-// documentation): the MAC in its DUID-LLT or DUID-LL; for a message on
-// the server's own link, the frame's source MAC and the MAC of its EUI-64
-// link-local source address; for a relayed one, the client link-layer
-// address and the EUI-64 link-local peer address of the relay closest to
-// the client. A MAC found twice is listed once, at its first source. It
-// does not allocate.
+// message of p, in the order the decision tries them; the decision serves
+// the lease of the FIRST that has one:
+//
+//  1. the MAC inside the client's DUID-LLT or DUID-LL of hardware type 1
+//     (dhclient, dhcpcd and perfdhcp send a DUID-LLT of the interface's
+//     MAC): the client's own statement;
+//  2. for a message on the server's own link, the Ethernet source address
+//     of the frame, when the server read it (a packet socket);
+//  3. for such a message, the MAC of the modified EUI-64 interface
+//     identifier of its link-local source address, for a universally AND a
+//     locally administered MAC: the universal/local bit is inverted back
+//     whatever it is, so a KubeVirt NIC with a 02:… MAC finds its lease
+//     (Kea 2.2 refuses to derive a locally administered MAC and serves a
+//     pool address instead, the bug this must not have);
+//  4. for a relayed message, the client link-layer address option of the
+//     relay closest to the client (RFC 6939), then the EUI-64 MAC of that
+//     relay's link-local peer address. The frame's MAC and the datagram's
+//     source are the relay's, never the client's, and are not used. A
+//     relayed message is decided at all only when it comes from a relay
+//     Table.Relays lists: these options name any MAC the sender likes.
+//
+// Why the first with a lease rather than the first at all: a DUID-LLT is
+// one per host, made from whichever NIC the host saw first, so a VM with
+// two NICs sends the same DUID on both; the second NIC's lease is then
+// found from its frame or link-local address, since the DUID's MAC has a
+// lease on the other NIC's pool only, or none in this one. And a load
+// generator such as perfdhcp, which sends one DUID-LLT per simulated
+// client from one interface, gets each client's lease from its DUID,
+// before the frame's MAC (the generator's own) is tried. A DUID-UUID or
+// DUID-EN client (no MAC inside) is served by its frame or link-local
+// address. When no candidate has a lease the client gets no address
+// (NoAddrsAvail).
+//
+// A MAC found twice is listed once, at its first source. It does not
+// allocate.
 func ClientMACs(p *dhcp6wire.Packet, a Arrival) Candidates {
 	var c Candidates
 	if d, err := dhcp6wire.ParseDUID(p.Msg.ClientID); err == nil {

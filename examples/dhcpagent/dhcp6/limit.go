@@ -26,7 +26,9 @@ var ErrReplyTooLarge = errors.New("dhcp6: reply larger than the request allows")
 
 // ReplyLimit is the largest reply to a message of requestLen bytes (the
 // UDP payload, relay headers included): MaxReplyFactor times it, at most
-// MaxReplySize.
+// MaxReplySize. A host that sends 1,000 IA_NAs in 16 KB must not get 48 KB
+// sent where it says. The decision builds the reply; the server, which has
+// both sizes, applies the limit.
 func ReplyLimit(requestLen int) int {
 	return min(MaxReplyFactor*max(requestLen, 0), MaxReplySize)
 }
