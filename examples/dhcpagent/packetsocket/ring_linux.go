@@ -33,7 +33,10 @@ const (
 )
 
 // ring is the mapped receive ring and where the reader is in it. One
-// goroutine reads it (Socket.mu).
+// goroutine reads it (Socket.mu). It is a TPACKET_V3 ring
+// (PACKET_RX_RING) that the kernel hands over a block at a time, when the
+// block fills or blockTimeout after it started, so the serving thread
+// wakes once per block rather than once per message.
 type ring struct {
 	mem   []byte
 	block int    // the block being read, or waited for

@@ -40,8 +40,13 @@ type Socket struct {
 	fn   func(fd uintptr) bool // poll, made once
 }
 
-// Listen opens the packet socket on the Ethernet interface iface. It needs
-// CAP_NET_RAW.
+// Listen opens the packet socket on the Ethernet interface iface: a Linux
+// AF_PACKET socket (SOCK_DGRAM, so reads start at the IPv6 header and the
+// kernel reports the link-layer source in sockaddr_ll) bound to the
+// interface, with a classic BPF filter that lets only IPv6 UDP datagrams
+// to [ff02::1:2]:547 reach it, and a PACKET_MR_MULTICAST membership for
+// 33:33:00:01:00:02 so that a NIC that filters multicast passes them. It
+// needs CAP_NET_RAW.
 func Listen(iface string) (*Socket, error) {
 	ifi, err := net.InterfaceByName(iface)
 	if err != nil {
@@ -106,11 +111,23 @@ func Listen(iface string) (*Socket, error) {
 // b of 1,500 bytes holds whatever an Ethernet link carries. A datagram
 // whose UDP checksum is wrong or zero is skipped and counted
 // (BadChecksums), unless the kernel says it was already verified or is
-// not computed yet (see the package documentation). Datagrams
+// not computed yet. Datagrams
 // arrive through the receive ring, a block at a time (see blockTimeout):
 // one may wait there up to two milliseconds. After Close, a Read returns
 // an error wrapping net.ErrClosed (within wakeEvery). It does not
 // allocate.
+//
+// Read checks the checksum because the Ethernet frame check sequence
+// covers one wire only, not the bridges and virtual NICs a frame crosses,
+// and a datagram the kernel's UDP would have dropped must not reach the
+// server either. The kernel has not verified it for a packet socket, but
+// each frame of the ring says what it knows: TP_STATUS_CSUM_VALID, the
+// device verified it; TP_STATUS_CSUMNOTREADY, the checksum is not
+// computed yet, because the packet never left the host (sent by a local
+// socket, or through a veth or a VM's tap with checksum offload, whose
+// sending side leaves the sum to a device that never comes): Read takes
+// both as they are, as the kernel's UDP does. Otherwise it computes the
+// checksum over the IPv6 pseudo-header (RFC 8200 section 8.1).
 func (s *Socket) Read(b []byte) (Frame, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
