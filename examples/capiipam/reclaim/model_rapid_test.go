@@ -118,25 +118,41 @@ func TestHandshake(t *testing.T) {
 	}
 }
 
-// TestHandshakeWithoutRecheck: the same model with the creator's recheck
-// removed (a slow create binds without reading its lock) fails: rapid
-// finds a stalled creator binding an address reclaimed and handed to
-// another claim meanwhile (bound beside it, or bound while the lock is
-// the other claim's).
-func TestHandshakeWithoutRecheck(t *testing.T) {
+// TestHandshakeMutants: the same model fails, with a stalled creator
+// binding an address reclaimed and handed to another claim meanwhile
+// (bound beside it, or bound while the lock is the other claim's), when
+// the creator's recheck is removed, and when it comes only after a create
+// slower than twice OrphanAge (a threshold the clocks' spread defeats).
+// Each mutant gets up to ten rounds of rapid's 100 runs.
+func TestHandshakeMutants(t *testing.T) {
 	if err := flag.Set("rapid.nofailfile", "true"); err != nil {
 		t.Fatal(err)
 	}
 	defer flag.Set("rapid.nofailfile", "false")
-	rec := &recordingTB{TB: t}
-	rapid.Check(rec, func(t *rapid.T) {
-		run(t, func(context.Context, Store, Lock, time.Duration) (bool, error) { return true, nil })
-	})
-	if !rec.failed {
-		t.Fatal("the model without the recheck found no two claims on one address")
-	}
-	if !strings.Contains(rec.log.String(), " bound to ") {
-		t.Errorf("the failure is not two claims on one address:\n%s", rec.log.String())
+	for _, tc := range []struct {
+		name    string
+		confirm func(context.Context, Store, Lock, time.Duration) (bool, error)
+	}{
+		{"no recheck", func(context.Context, Store, Lock, time.Duration) (bool, error) { return true, nil }},
+		{"recheck after twice OrphanAge", func(ctx context.Context, s Store, l Lock, elapsed time.Duration) (bool, error) {
+			if elapsed < 2*OrphanAge {
+				return true, nil
+			}
+			return Recheck(ctx, s, l)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recordingTB{TB: t}
+			for i := 0; i < 10 && !rec.failed; i++ {
+				rapid.Check(rec, func(t *rapid.T) { run(t, tc.confirm) })
+			}
+			if !rec.failed {
+				t.Fatal("the model found no two claims on one address")
+			}
+			if !strings.Contains(rec.log.String(), " bound to ") {
+				t.Errorf("the failure is not a claim bound to another's address:\n%s", rec.log.String())
+			}
+		})
 	}
 }
 
