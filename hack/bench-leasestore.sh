@@ -65,13 +65,28 @@ END {
 			}
 		}
 	}
-	print ""
+	# Diff and the bytes of the table, a row per benchmark, in name order (awk
+	# gives "for in" none).
+	nr = 0
 	for (bi = 1; bi <= nb; bi++) {
 		b = bs[bi]
 		for (k in n) {
 			split(k, parts, "|")
-			if (index(parts[1], b "/Diff/") == 1 && parts[2] == "ns/lease") printf "%s: %.2f ns/lease\n", parts[1], med(parts[1], "ns/lease")
-			if (index(parts[1], b "/StoreBytes/") == 1 && parts[2] == "B/lease") printf "%s: %.1f B/lease\n", parts[1], med(parts[1], "B/lease")
+			if (index(parts[1], b "/Diff/") == 1 && parts[2] == "ns/lease")
+				rows[++nr] = sprintf("| %s | %s | %.2f ns/lease |", b, substr(parts[1], length(b) + 2), med(parts[1], "ns/lease"))
+			if (index(parts[1], b "/StoreBytes/") == 1 && parts[2] == "B/lease")
+				rows[++nr] = sprintf("| %s | %s | %.1f B/lease |", b, substr(parts[1], length(b) + 2), med(parts[1], "B/lease"))
 		}
+	}
+	for (i = 2; i <= nr; i++) {
+		t = rows[i]
+		for (j = i - 1; j >= 1 && rows[j] > t; j--) rows[j + 1] = rows[j]
+		rows[j + 1] = t
+	}
+	if (nr > 0) {
+		print ""
+		print "| version | benchmark | median |"
+		print "|---|---|---|"
+		for (i = 1; i <= nr; i++) print rows[i]
 	}
 }' "$out"
