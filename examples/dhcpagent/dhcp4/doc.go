@@ -1,8 +1,9 @@
 // Package dhcp4 is the DHCPv4 decision of the agent, and nothing else: a
 // request and a [Table] in, a reply out, as a pure function. It opens no
-// socket, reads no clock (the caller says what "now" is, in Table.Now),
-// counts nothing and encodes no option itself; the server around it
-// (package agent) does the I/O, and package dhcp4wire the encoding.
+// socket, reads no clock (the caller says what "now" is, in Table.Now)
+// and counts nothing; the server around it (package agent) does the I/O,
+// and package dhcp4wire encodes the lease's options and fits them to the
+// client's limit.
 //
 // [ReplyTo] answers DISCOVER with an OFFER, REQUEST with an ACK or a NAK
 // (also to a MAC without a lease that asks for an address of the prefix:
