@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -89,6 +90,14 @@ func TestClusterctlInit(t *testing.T) {
 				t.Errorf("label %s = %q, want ipam-vmnetkit", clusterv1.ProviderNameLabel, got)
 			}
 		})
+	}
+
+	dep := &appsv1.Deployment{}
+	if err := m.c.Get(ctx, client.ObjectKey{Namespace: "vmnetkit-system", Name: "vmnetkit-capiipam"}, dep); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := dep.Spec.Template.Spec.Containers[0].Image, imageRepository+"/vmnetkit-capiipam:"+repo.version; got != want {
+		t.Errorf("the Deployment's image = %s, want %s (the config's images setting)", got, want)
 	}
 
 	_, _ = startProvider(t, m)

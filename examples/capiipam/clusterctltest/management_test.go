@@ -26,10 +26,13 @@ import (
 
 var scheme = kubetest.NewScheme(v1alpha1.AddToScheme, ipamv1.AddToScheme, clusterv1.AddToScheme, clusterctlv1.AddToScheme)
 
-// The providers as a user names them to clusterctl.
+// The providers as a user names them to clusterctl, and the repository
+// the clusterctl config's images setting puts capiipam's image in, as the
+// README's config does.
 const (
-	coreProvider = "cluster-api"
-	ipamProvider = "vmnetkit"
+	coreProvider    = "cluster-api"
+	ipamProvider    = "vmnetkit"
+	imageRepository = "registry.example.com/you"
 )
 
 // repository is a clusterctl file repository in a temporary folder, and
@@ -75,8 +78,12 @@ func newRepository(t testing.TB) repository {
   - name: %s
     type: IPAMProvider
     url: file://%s
+images:
+  ipam-%s:
+    repository: %s
+    tag: %s
 overridesFolder: %s
-`, coreProvider, coreURL, ipamProvider, ipam, filepath.Join(dir, "overrides"))
+`, coreProvider, coreURL, ipamProvider, ipam, ipamProvider, imageRepository, r.version, filepath.Join(dir, "overrides"))
 	if err := os.WriteFile(r.config, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +156,7 @@ func newManagementCluster(t testing.TB, repo repository) managementCluster {
 		CoreProvider:          coreProvider + ":" + repo.capiVersion,
 		BootstrapProviders:    []string{clusterctl.NoopProvider},
 		ControlPlaneProviders: []string{clusterctl.NoopProvider},
-		IPAMProviders:         []string{ipamProvider + ":" + repo.version},
+		IPAMProviders:         []string{ipamProvider}, // the version the config's URL names, as a user types it
 	})
 	if err != nil {
 		t.Fatalf("clusterctl init: %v", err)
