@@ -1,6 +1,6 @@
 # The README's two commands are `go run ./examples/quickstart` and `make test`;
 # `make unit` is the quick subset beside them.
-.PHONY: test unit generate quickstart bench bench-leasestore bench-capiipam bench-dhcp envtest-assets
+.PHONY: test unit generate capiipam-components capiipam-repo quickstart bench bench-leasestore bench-capiipam bench-dhcp envtest-assets
 
 # test runs everything CI runs: format and vet checks, race-enabled tests of
 # both modules (fuzz seeds included), short fuzz runs, and the integration
@@ -32,6 +32,17 @@ unit:
 # pinned in hack/generate.sh; `make test` fails when one is stale.
 generate:
 	./hack/generate.sh
+
+# capiipam-components rewrites examples/capiipam/ipam-components.yaml, the
+# components clusterctl installs, from examples/capiipam/config (run it after
+# make generate or any change there: make test fails when it is stale).
+# capiipam-repo REPO=<dir> lays out the release assets as a clusterctl
+# repository in dir (examples/capiipam/README.md, "Install with clusterctl").
+capiipam-components:
+	cd examples && GOWORK=off go run ./capiipam/release
+capiipam-repo:
+	$(if $(REPO),,$(error capiipam-repo: set REPO=<dir>))
+	cd examples && GOWORK=off go run ./capiipam/release -repo $(abspath $(REPO))
 
 quickstart:
 	go run ./examples/quickstart
