@@ -46,8 +46,8 @@ var figurePattern = regexp.MustCompile(
 		`|\d[\d,]*(?:\.\d+)? ?%` + // percentages
 		`)(?:$|[^\w/])`)
 
-// figures returns the figures of markdown text, each written with single
-// spaces, in order. Text in code (fenced blocks and `spans`: commands,
+// figures returns the figures of markdown text, in order, each without
+// spaces (see normalFigure). Text in code (fenced blocks and `spans`: commands,
 // flags, log lines) and link targets are not prose and hold none.
 func figures(markdown string) []string {
 	var out []string
