@@ -16,6 +16,17 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
+// Consistency (why the writer is as it is).
+//
+// The pool's status in the API server is the source of truth; the in-memory
+// pool is a cache of one resourceVersion of it. Every change is made on a
+// Clone, written with that resourceVersion (optimistic concurrency), and
+// swapped in only once the write succeeded. On a conflict, the pool is
+// re-read from the API server (not the informer cache), rebuilt from the fresh
+// status with ipam.Restore, and the change re-applied, so an address that a
+// newer status gives to another MAC is never handed out, even by two
+// processes that both believe they lead.
+
 // maxWriteAttempts bounds the conflict retries of one pool status change.
 const maxWriteAttempts = 16
 
@@ -62,29 +73,52 @@ func (w *poolWriter) release(ctx context.Context, key types.NamespacedName, mac 
 // change is one claim's change to a pool's allocations, queued on the
 // pool's entry until a flush carries it out.
 type change struct {
-	fn      func(s *poolSet, limit int) (allocation, bool, error) // changes the pools; reports what the NIC holds and whether it changed anything
-	alloc   bool                                                  // hands out addresses (counted in vmnetkit_ippool_allocations_total)
+	fn    func(s *poolSet, limit int) (allocation, bool, error) // changes the pools; reports what the NIC holds and whether it changed anything
+	alloc bool                                                  // hands out addresses (counted in vmnetkit_ippool_allocations_total)
+
+	// Set by the flush that carries the change out, read by its claim
+	// once done is closed (or by the flushing claim itself).
 	res     allocation
 	changed bool
 	err     error
-	done    bool // guarded by poolEntry.mu
+
+	// done is closed when the change is carried out, or when its claim
+	// is handed the next flush: then lead is true (set under the entry's
+	// mu before the close), and the change is carried out by that flush.
+	done chan struct{}
+	lead bool
 }
 
-// change runs fn on the pool key as part of the next flush and returns its
-// outcome. Claims reconciled at the same time share one status write.
+// change runs fn on the pool key as part of a flush and returns its
+// outcome. Claims reconciled at the same time share one status write: one
+// claim flushes every change queued, the others wait, and one of those
+// queued meanwhile flushes next.
 func (w *poolWriter) change(ctx context.Context, key types.NamespacedName, alloc bool, fn func(*poolSet, int) (allocation, bool, error)) (allocation, error) {
-	e := w.cache.get(key)
+	e, _ := w.cache.Get(key)
 	if e == nil {
 		return allocation{}, w.notReady(ctx, key, "not observed by this process yet")
 	}
-	c := &change{fn: fn, alloc: alloc}
-	e.queue(c)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !c.done { // else a flush by another claim carried it out
-		w.flush(ctx, key, e)
+	c := &change{fn: fn, alloc: alloc, done: make(chan struct{})}
+	if !e.enqueue(c) {
+		<-c.done // the flush carrying c out never ends before c is done or handed over
+		if !c.lead {
+			return c.res, c.err
+		}
 	}
+	w.flush(ctx, key, e)
 	return c.res, c.err
+}
+
+// flushBase is what one flush attempt works from: the entry's persisted
+// state, taken under its mu, and a clone of its pool for the changes.
+type flushBase struct {
+	obj   *v1alpha1.IPPool
+	pool  *poolSet // the entry's pool, not to be changed
+	next  *poolSet // a clone of pool, which the changes change
+	limit int      // the pool's allocation limit
+	most  int      // what this process hands out: limit, or the ceiling if lower
+	// ceiling is the entry's (see poolEntry.ceiling).
+	ceiling int
 }
 
 // flush applies every queued change to a clone of the pool's cache and, if
@@ -94,47 +128,37 @@ func (w *poolWriter) change(ctx context.Context, key types.NamespacedName, alloc
 // the API server refused. On a conflict, the cache is rebuilt from the pool
 // as the API server now has it and the changes run again on the fresh state:
 // an address a newer status gives to another MAC is never handed out.
-// The caller holds e.mu.
+//
+// Only the claim a flush is handed to (change) runs it. It holds the
+// entry's mu only in the entry's steps (base, wrote, refreshFrom, ...),
+// never across a write, a read or a sleep: claims queue and the pool
+// reconciler runs meanwhile. A write the reconciler made meanwhile makes
+// this one conflict (both carry the resourceVersion they were made from).
 func (w *poolWriter) flush(ctx context.Context, key types.NamespacedName, e *poolEntry) {
 	batch := e.dequeue()
-	fail := func(err error) {
-		for _, c := range batch {
-			if c.err == nil {
-				c.res, c.err = allocation{}, err
-			}
-		}
-	}
-	defer func() {
-		for _, c := range batch {
-			c.done = true
-		}
-	}()
+	defer e.handOver(batch)
 	for attempt := 1; ; attempt++ {
-		if !e.ready() {
-			fail(w.notReady(ctx, key, "cache "+e.machine.State().String()))
+		base, why := e.base(w.limit)
+		if base == nil {
+			failAll(batch, w.notReady(ctx, key, why))
 			return
 		}
-		limit := poolLimit(e.obj.Spec, w.limit)
-		most := limit // what this process hands out
-		if e.ceiling > 0 && e.ceiling < limit {
-			most = e.ceiling
-		}
-		next := e.pool.Clone()
 		changed := false
 		for _, c := range batch {
-			c.res, c.changed, c.err = c.fn(next, most)
+			c.res, c.changed, c.err = c.fn(base.next, base.most)
 			c.changed = c.changed && c.err == nil
 			changed = changed || c.changed
 		}
 		if !changed {
 			return
 		}
-		upd := e.obj.DeepCopy()
-		writeSetStats(&upd.Status, next)
-		setCapacity(&upd.Status, next, limit, e.ceiling, upd.Generation, w.now())
+		upd := base.obj.DeepCopy()
+		writeSetStats(&upd.Status, base.next)
+		setCapacity(&upd.Status, base.next, base.limit, base.ceiling, upd.Generation, w.now())
 		err := w.client.Status().Update(ctx, upd)
-		if err == nil {
-			e.obj, e.pool = upd, next
+		switch {
+		case err == nil:
+			e.wrote(key, base, upd, base.next, w.limit)
 			n := 0
 			for _, c := range batch {
 				if c.alloc && c.changed {
@@ -142,61 +166,63 @@ func (w *poolWriter) flush(ctx context.Context, key types.NamespacedName, e *poo
 				}
 			}
 			countAllocations(key, n)
-			observe(key, e, w.limit)
 			return
-		}
-		if isTooLarge(err) {
-			// The status cannot grow: retrying would fail the same way.
-			// Until the pool is rebuilt, hand out no more addresses than
-			// the status held when it last fitted (a release still writes,
-			// as it makes the status smaller).
-			e.ceiling = e.pool.Len()
-			fail(fmt.Errorf("pool %s: the API server refuses its status with %d allocations (%v): %w", key, next.Len(), err, errCapacityLimited))
-			// Say so on the pool: its current status is smaller, so this
-			// write fits. If it fails, the pool reconciler tries again.
-			upd := e.obj.DeepCopy()
-			if setCapacity(&upd.Status, e.pool, limit, e.ceiling, upd.Generation, w.now()) {
-				if err := w.client.Status().Update(ctx, upd); err == nil {
-					e.obj = upd
-				}
-			}
+		case isTooLarge(err):
+			w.tooLarge(ctx, key, e, base, batch, err)
 			return
-		}
-		if !apierrors.IsConflict(err) {
-			fail(fmt.Errorf("write status of pool %s: %w", key, err))
+		case !apierrors.IsConflict(err):
+			failAll(batch, fmt.Errorf("write status of pool %s: %w", key, err))
 			return
-		}
-		if attempt == maxWriteAttempts {
-			fail(fmt.Errorf("write status of pool %s: %d conflicts in a row: %w", key, attempt, err))
+		case attempt == maxWriteAttempts:
+			failAll(batch, fmt.Errorf("write status of pool %s: %d conflicts in a row: %w", key, attempt, err))
 			return
 		}
 		// Another writer is active: step aside for a random moment, so two
 		// processes that keep colliding fall out of step.
 		time.Sleep(rand.N(time.Duration(attempt) * 2 * time.Millisecond))
 		if err := w.refresh(ctx, key, e); err != nil {
-			fail(err)
+			failAll(batch, err)
 			return
 		}
 	}
 }
 
-// refresh rebuilds e from the pool as the API server has it now. A changed
-// generation is left to the pool reconciler (its machine decides whether to
-// rebuild); until then the claim waits.
+// failAll gives err to each change of batch that has no error of its own.
+func failAll(batch []*change, err error) {
+	for _, c := range batch {
+		if c.err == nil {
+			c.res, c.err = allocation{}, err
+		}
+	}
+}
+
+// tooLarge handles a status the API server refused as too large: the
+// status cannot grow, and retrying would fail the same way. Until the pool
+// is rebuilt, this process hands out no more addresses than the status
+// held when it last fitted (a release still writes, as it makes the status
+// smaller), and the pool says so: its current status is smaller, so that
+// write fits (if it fails, the pool reconciler tries again).
+func (w *poolWriter) tooLarge(ctx context.Context, key types.NamespacedName, e *poolEntry, base *flushBase, batch []*change, err error) {
+	failAll(batch, fmt.Errorf("pool %s: the API server refuses its status with %d allocations (%v): %w", key, base.next.Len(), err, errCapacityLimited))
+	if upd := e.refuseAbove(base, w.now()); upd != nil {
+		if err := w.client.Status().Update(ctx, upd); err == nil {
+			e.wroteStatus(base, upd)
+		}
+	}
+}
+
+// refresh rebuilds e from the pool as the API server has it now
+// (refreshFrom); a pool that is gone is errPoolGone.
 func (w *poolWriter) refresh(ctx context.Context, key types.NamespacedName, e *poolEntry) error {
 	fresh := &v1alpha1.IPPool{}
 	if err := w.reader.Get(ctx, key, fresh); err != nil {
 		if apierrors.IsNotFound(err) {
-			e.machine, _ = e.machine.Step(cacheready.Deleted{})
-			e.obj, e.pool = nil, nil
+			e.step(cacheready.Deleted{})
 			return fmt.Errorf("pool %s: %w", key, errPoolGone)
 		}
 		return err
 	}
-	if fresh.UID != e.uid || fresh.Generation != e.obj.Generation {
-		return fmt.Errorf("pool %s changed (generation %d): %w", key, fresh.Generation, errPoolNotReady)
-	}
-	return e.adopt(ctx, fresh)
+	return e.refreshFrom(ctx, key, fresh)
 }
 
 // notReady returns errPoolGone if the pool does not exist, else errPoolNotReady.

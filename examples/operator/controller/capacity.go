@@ -13,6 +13,22 @@ import (
 	"github.com/vmnetkit/vmnetkit/kube"
 )
 
+// Capacity (why pools are limited).
+//
+// One IPPool's status holds every allocation and must fit in one etcd
+// object. A pool hands out at most Options.MaxAllocations addresses (or its
+// spec.maxAllocations, if lower); its CapacityLimited condition says how many
+// it has and turns True at the limit, and a claim that would need one more
+// waits with Ready=False, reason CapacityLimited, and one Warning Event. If
+// the API server refuses a status as too large (a limit set above what etcd
+// holds), the pool says so (reason StatusTooLarge) and, until it is
+// rebuilt, hands out no more addresses than its status held when it last
+// fitted, rather than retry a write that cannot succeed. A pool whose
+// status is already at the edge (written by someone else, or by a process
+// with a higher limit), so that not even its CacheReady condition fits, gets
+// one Warning Event (StatusTooLarge) and is not served; the refused write is
+// not retried until the pool changes.
+
 // DefaultMaxAllocations is the default limit of addresses one IPPool hands
 // out. An IPPool keeps every allocation in its status map, and the whole
 // object must fit in one etcd value (etcd's default request limit, 1.5 MiB):

@@ -10,6 +10,16 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
+// Metrics (what is exported).
+//
+// Per pool, in controller-runtime's registry (labels namespace and pool):
+// vmnetkit_ippool_size_addresses, _used_addresses, _available_addresses,
+// _max_allocations, _restore_problems, _cache_ready (0 or 1) and the counter
+// vmnetkit_ippool_allocations_total (addresses of both families); for the
+// IPv6 part of a dual-stack pool, vmnetkit_ippool_ipv6_size_addresses,
+// _ipv6_used_addresses and _ipv6_available_addresses. A deleted pool's
+// series are removed.
+
 // poolLabels are the labels of every per-pool metric: the IPPool's namespace
 // and name.
 var poolLabels = []string{"namespace", "pool"}
@@ -68,13 +78,14 @@ func init() {
 		poolIPv6Size, poolIPv6Used, poolIPv6Available)
 }
 
-// observe sets the gauges of pool key from e, which the caller holds locked.
+// observeLocked sets the gauges of pool key from e, whose mu the caller
+// holds.
 // Counts come from the last status this process read or wrote; they keep
 // their last value while the cache is not ready.
-func observe(key types.NamespacedName, e *poolEntry, limit int) {
+func observeLocked(key types.NamespacedName, e *poolEntry, limit int) {
 	l := prometheus.Labels{"namespace": key.Namespace, "pool": key.Name}
 	ready := 0.0
-	if e.ready() {
+	if e.readyLocked() {
 		ready = 1
 	}
 	poolCacheReady.With(l).Set(ready)

@@ -6,12 +6,27 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
+	"github.com/vmnetkit/vmnetkit/examples/internal/poolcache"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 )
 
-// poolEntry is this process's view of one IPPool. Its fields are guarded by
-// mu, which is held across the API writes that change them, so the pool
-// reconciler and the claim reconciler never interleave on one pool.
+// poolCache holds one poolEntry per IPPool, for one epoch (one process).
+type poolCache = poolcache.Cache[types.NamespacedName, poolEntry]
+
+func newPoolCache(epoch string) *poolCache {
+	return poolcache.New[types.NamespacedName](func(uid types.UID) *poolEntry {
+		return &poolEntry{uid: uid, machine: cacheready.New(epoch)}
+	})
+}
+
+// poolEntry is this process's view of one IPPool.
+//
+// Its fields are guarded by mu, the entry's mutex. The rule, as in
+// capiipam: a method or function whose name ends in Locked needs its
+// caller to hold mu; every other one takes mu itself, and those are all in
+// pool_entry_lock.go. The pool reconciler holds mu across its writes (the
+// CacheReady condition, the capacity); a claim's flush never holds it
+// across an API call or a sleep (poolWriter.flush).
 type poolEntry struct {
 	mu  sync.Mutex
 	uid types.UID // a pool re-created under the same name gets a new entry
@@ -20,9 +35,11 @@ type poolEntry struct {
 
 	// obj and pool always describe the same persisted state: pool is
 	// restored from obj.Status.Allocated (and obj.Status.IPv6.Allocated)
-	// under obj's spec, and obj is the
-	// last version of the IPPool this process read or wrote. pool is nil
-	// while there is no cache (not built, dropped, paused).
+	// under obj's spec, and obj is the last version of the IPPool this
+	// process read or wrote. pool is nil while there is no cache (not
+	// built, dropped, paused). Neither is changed in place once set (a
+	// change replaces them), so a flush may read what it took under mu
+	// after letting go of mu.
 	obj  *v1alpha1.IPPool
 	pool *poolSet
 
@@ -36,69 +53,18 @@ type poolEntry struct {
 	// rather than retry a write that cannot succeed.
 	ceiling int
 
-	qmu    sync.Mutex // guards queued, which is filled without holding mu
-	queued []*change
+	// queued holds the claims' changes the next flush carries out, in
+	// order; flushing says that a claim is flushing: the changes queued
+	// meanwhile wait for it to hand the flush over (poolWriter.change).
+	queued   []*change
+	flushing bool
 }
 
-// queue adds c to the changes the next flush carries out.
-func (e *poolEntry) queue(c *change) {
-	e.qmu.Lock()
-	e.queued = append(e.queued, c)
-	e.qmu.Unlock()
-}
-
-// dequeue takes every queued change.
-func (e *poolEntry) dequeue() []*change {
-	e.qmu.Lock()
-	defer e.qmu.Unlock()
-	b := e.queued
-	e.queued = nil
-	return b
-}
-
-// ready reports whether claims may be served from the entry's pool: the
-// machine is Ready in this process and holds a cache.
-func (e *poolEntry) ready() bool {
+// readyLocked reports whether claims may be served from the entry's pool:
+// the machine is Ready in this process and holds a cache.
+func (e *poolEntry) readyLocked() bool {
 	return e.machine.State() == cacheready.StateReady && e.pool != nil && e.obj != nil
 }
 
-// poolCache holds one poolEntry per IPPool, for one epoch (one process).
-type poolCache struct {
-	epoch string
-
-	mu      sync.Mutex
-	entries map[types.NamespacedName]*poolEntry
-}
-
-func newPoolCache(epoch string) *poolCache {
-	return &poolCache{epoch: epoch, entries: make(map[types.NamespacedName]*poolEntry)}
-}
-
-// get returns the entry for key, or nil.
-func (c *poolCache) get(key types.NamespacedName) *poolEntry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.entries[key]
-}
-
-// entry returns the entry for key and uid, replacing one left by an earlier
-// pool of the same name with a fresh machine.
-func (c *poolCache) entry(key types.NamespacedName, uid types.UID) *poolEntry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entries[key]
-	if e == nil || e.uid != uid {
-		e = &poolEntry{uid: uid, machine: cacheready.New(c.epoch)}
-		c.entries[key] = e
-	}
-	return e
-}
-
-// remove forgets key's entry and returns it, or nil.
-func (c *poolCache) remove(key types.NamespacedName) *poolEntry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entries[key]
-	delete(c.entries, key)
-	return e
-}
+// dropLocked forgets the in-memory pool.
+func (e *poolEntry) dropLocked() { e.obj, e.pool = nil, nil }

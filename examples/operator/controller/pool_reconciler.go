@@ -37,25 +37,16 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	obj := &v1alpha1.IPPool{}
 	if err := r.reader.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
-			if e := r.cache.remove(req.NamespacedName); e != nil {
-				e.mu.Lock()
-				e.machine, _ = e.machine.Step(cacheready.Deleted{})
-				e.obj, e.pool = nil, nil
-				e.mu.Unlock()
+			if e := r.cache.Remove(req.NamespacedName); e != nil {
+				e.step(cacheready.Deleted{})
 			}
 			forget(req.NamespacedName)
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
 	}
-	e := r.cache.entry(req.NamespacedName, obj.UID)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	defer observe(req.NamespacedName, e, r.limit)
-	defer func() { // one line per reconcile at -v 1
-		log.FromContext(ctx).V(1).Info("pool reconciled", "cache", e.machine.State().String(), "used", obj.Status.Used)
-	}()
-	if err := r.sync(ctx, e, obj); err != nil {
+	e := r.cache.Entry(req.NamespacedName, obj.UID)
+	if err := r.syncEntry(ctx, req.NamespacedName, e, obj); err != nil {
 		if apierrors.IsConflict(err) {
 			// Someone wrote the pool since we read it; observe it again.
 			return reconcile.Result{Requeue: true}, nil
@@ -74,12 +65,12 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	return reconcile.Result{}, nil
 }
 
-// sync feeds obj, the pool as just read, to e's machine.
-func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.IPPool) error {
+// syncLocked feeds obj, the pool as just read, to e's machine.
+func (r *poolReconciler) syncLocked(ctx context.Context, e *poolEntry, obj *v1alpha1.IPPool) error {
 	m := e.machine
 	if m.State() != cacheready.StateUnobserved && obj.Generation > m.Generation() {
 		changed := e.obj == nil || cacheSpecChanged(e.obj.Spec, obj.Spec)
-		if err := r.apply(ctx, e, obj, cacheready.GenerationChanged{Generation: obj.Generation, SpecChanged: changed}); err != nil {
+		if err := r.applyLocked(ctx, e, obj, cacheready.GenerationChanged{Generation: obj.Generation, SpecChanged: changed}); err != nil {
 			return err
 		}
 	}
@@ -92,13 +83,13 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.I
 	if c, ok := kube.FindMeta(obj.Status.Conditions, cacheready.Type); ok {
 		observed.Stored = &c
 	}
-	if err := r.apply(ctx, e, obj, observed); err != nil {
+	if err := r.applyLocked(ctx, e, obj, observed); err != nil {
 		return err
 	}
 	// Keep the cache in step with the status we now know to be the latest
 	// (another process may have written allocations since our last write).
 	if e.machine.State() == cacheready.StateReady && (e.obj == nil || e.obj.ResourceVersion != obj.ResourceVersion) {
-		if err := e.adopt(ctx, obj); err != nil {
+		if err := e.adoptLocked(ctx, obj); err != nil {
 			next, _ := e.machine.Step(cacheready.Dropped{})
 			e.machine, e.obj, e.pool = next, nil, nil
 			return fmt.Errorf("restore pool %s/%s: %w", obj.Namespace, obj.Name, err)
@@ -107,7 +98,7 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.I
 	// CapacityLimited follows the allocations (claims' writes set it), the
 	// spec's maxAllocations and the operator's limit, which change without
 	// an allocation.
-	if e.ready() {
+	if e.readyLocked() {
 		upd := e.obj.DeepCopy()
 		if setCapacity(&upd.Status, e.pool, poolLimit(upd.Spec, r.limit), e.ceiling, upd.Generation, r.now()) {
 			if err := r.client.Status().Update(ctx, upd); err != nil {
@@ -119,10 +110,10 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, obj *v1alpha1.I
 	return nil
 }
 
-// apply steps e's machine with ev and carries out its decisions
+// applyLocked steps e's machine with ev and carries out its decisions
 // (cacheready.Driver), feeding the outcome of a build back into the machine.
 // obj is updated in place with every write.
-func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.IPPool, ev cacheready.Event) error {
+func (r *poolReconciler) applyLocked(ctx context.Context, e *poolEntry, obj *v1alpha1.IPPool, ev cacheready.Event) error {
 	d := cacheready.Driver[*poolSet]{
 		Publish: func(c conditions.Condition, epoch string, built *poolSet, fresh bool) error {
 			upd := obj.DeepCopy()
@@ -151,15 +142,16 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, obj *v1alpha1.
 			return p, nil
 		},
 		Adopt: func(p *poolSet) { e.obj, e.pool = obj.DeepCopy(), p },
-		Drop:  func() { e.obj, e.pool = nil, nil },
+		Drop:  e.dropLocked,
 	}
 	var err error
 	e.machine, err = d.Run(e.machine, ev)
 	return err
 }
 
-// adopt makes obj the entry's persisted state and rebuilds the pool from it.
-func (e *poolEntry) adopt(ctx context.Context, obj *v1alpha1.IPPool) error {
+// adoptLocked makes obj the entry's persisted state and rebuilds the pool
+// from it.
+func (e *poolEntry) adoptLocked(ctx context.Context, obj *v1alpha1.IPPool) error {
 	p, problems, err := buildPoolSet(obj)
 	if err != nil {
 		return err

@@ -10,6 +10,17 @@ import (
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
 
+// Dual stack (why a pool is a set).
+//
+// A pool with spec.ipv6 is cached as one poolSet of two ipam.Pools, rebuilt
+// together (CacheReady covers both) and written together in one status
+// write (status.allocated and status.ipv6.allocated). A NIC gets its IPv4
+// address first, then its IPv6 address; when only the IPv6 part cannot give
+// one, the NIC keeps its IPv4 address and the claim's Ready is False with
+// reason IPv6Exhausted, IPv6CapacityLimited or IPv6AllocationFailed. The
+// allocation limit applies to each part, and is half the operator's for a
+// dual-stack pool (both parts share one status object).
+
 // poolSet is the in-memory cache of one IPPool: one ipam.Pool per part.
 // It is rebuilt as a whole (buildPoolSet), so CacheReady covers both
 // families: it is True only once both parts are restored. Like an
