@@ -20,7 +20,7 @@ test:
 # examples/capiipam/controller, examples/provider and examples/internal/kubetest
 # (they start kube-apiserver and etcd), examples/dhcpagent/agent (network
 # namespaces, as root). Fuzz seeds run, fuzzing does not; no -race.
-UNIT_EXAMPLES = ./internal/command ./internal/conflict ./internal/manager ./operator/api/... ./quickstart ./dhcpagent ./capiipam ./provider/cmd/...
+UNIT_EXAMPLES = ./internal/command ./internal/conflict ./internal/manager ./internal/poolcache ./capiipam/internal/incluster ./operator/api/... ./quickstart ./dhcpagent ./capiipam ./provider/cmd/...
 UNIT_SKIP = ^(TestManifests|TestRunAsRole|TestUnprivileged)$$
 unit:
 	GOWORK=off go test -count=1 ./...
@@ -69,7 +69,7 @@ bench-leasestore:
 bench-capiipam:
 	cd examples && GOWORK=off go test -run '^$$' -bench BenchmarkClaim -benchtime 1s -count 3 ./capiipam/controller/
 	cd examples && KUBEBUILDER_ASSETS=$$(../hack/envtest-assets.sh) GOWORK=off \
-		go test -run 'TestAPICallsPerClaim' -v -bench 'BenchmarkSettle|BenchmarkStartup' -benchtime 1x -timeout 90m ./capiipam/controller/
+		go test -p 1 -run 'TestAPICallsPerClaim' -v -bench 'BenchmarkSettle|BenchmarkStartup' -benchtime 1x -timeout 90m ./capiipam/controller/ ./capiipam/internal/bench/
 
 
 # bench-dhcp compares the DHCP agent with Kea under perfdhcp (root; it installs

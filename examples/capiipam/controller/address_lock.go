@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"net/netip"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -27,6 +29,29 @@ const ReasonLockWithoutHolder = "LockWithoutHolder"
 // address of (poolHash), so that a deleted pool's locks go in one call.
 const PoolLabel = "ipam.vmnetkit.dev/pool"
 
+// This file is the address lock: the VMNetIPAddressLock whose name the API
+// server creates once, which makes an address an IPAddress's. It is no
+// mutex: a poolEntry's mu is pool_entry.go's. Why it exists:
+//
+// The IPAddress objects are the source of truth; there is no other record
+// of an allocation. The in-memory pool is a cache of them that picks the
+// candidate address. Because two processes (a split brain, or an old
+// leader not yet stopped) may each pick an address the other just took,
+// and an informer cache may not show it yet, the API server decides: an
+// allocation first creates a VMNetIPAddressLock whose name is derived from
+// the pool and the address, which the API server creates once and refuses
+// after (AlreadyExists). Only the process that created it (or one serving
+// the same claim, which the lock names) creates the claim's IPAddress,
+// committed from the start with the ipam.cluster.x-k8s.io/ProtectAddress
+// finalizer, and then writes the claim's status.addressRef. The lock is
+// deleted only while its IPAddress is being deleted (before
+// AddressFinalizer goes: an IPAddress being deleted whose lock is gone
+// holds nothing), or when its holder is found to hold another address
+// (then it protects nothing). IPAddresses
+// created before the locks are counted from the informer cache; one of
+// them not yet committed is committed the old way (lock, list its
+// address's IPAddresses from the API server, keep it only if alone).
+
 // poolHash returns 16 hex digits of a hash of key: short, a valid label
 // value and name part whatever the pool's name.
 func poolHash(key poolKey) string {
@@ -34,19 +59,19 @@ func poolHash(key poolKey) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// lockName returns the name of the lock of addr in the pool key: the
-// address in label form, a dot, the pool's hash. Two pools whose hashes
+// addressLockName returns the name of the address lock of addr in the
+// pool key: the address in label form, a dot, the pool's hash. Two pools whose hashes
 // collide share lock names: a lock of the other pool then reads as taken,
 // never as free.
-func lockName(key poolKey, addr netip.Addr) string {
+func addressLockName(key poolKey, addr netip.Addr) string {
 	return addressLabel(addr) + "." + poolHash(key)
 }
 
-// newLock returns the lock of addr in the pool key for the IPAddress
-// holder.
-func newLock(key poolKey, addr netip.Addr, holder types.NamespacedName) *v1alpha1.VMNetIPAddressLock {
+// newAddressLock returns the address lock of addr in the pool key for the
+// IPAddress holder.
+func newAddressLock(key poolKey, addr netip.Addr, holder types.NamespacedName) *v1alpha1.VMNetIPAddressLock {
 	return &v1alpha1.VMNetIPAddressLock{
-		ObjectMeta: metav1.ObjectMeta{Name: lockName(key, addr), Labels: map[string]string{PoolLabel: poolHash(key)}},
+		ObjectMeta: metav1.ObjectMeta{Name: addressLockName(key, addr), Labels: map[string]string{PoolLabel: poolHash(key)}},
 		Spec: v1alpha1.AddressLockSpec{
 			PoolKind: key.Kind, PoolNamespace: key.Namespace, PoolName: key.Name,
 			Address:         addr.String(),
@@ -55,13 +80,28 @@ func newLock(key poolKey, addr netip.Addr, holder types.NamespacedName) *v1alpha
 	}
 }
 
-// lockKey returns the pool a lock names.
-func lockKey(l *v1alpha1.VMNetIPAddressLock) poolKey {
+// lockedPool returns the pool an address lock names.
+func lockedPool(l *v1alpha1.VMNetIPAddressLock) poolKey {
 	return poolKey{Kind: l.Spec.PoolKind, Namespace: l.Spec.PoolNamespace, Name: l.Spec.PoolName}
 }
 
-// taken is a lock of an address that another IPAddress holds.
-type taken struct {
+// addressLocks takes and deletes address locks; the claim reconciler
+// takes them, and both it and the release delete them.
+type addressLocks struct {
+	client   client.Client // writes
+	reader   client.Reader // uncached reads: a lock or holder just created
+	recorder record.EventRecorder
+	now      func() time.Time
+}
+
+// errPickAgain is take's and the claim's create's answer when the address
+// picked turned out taken (its lock held by another IPAddress, deleted
+// meanwhile, or stale and deleted just now): the claim picks another
+// address at once.
+var errPickAgain = errors.New("address taken: pick again")
+
+// foreignLock is an address lock that another IPAddress holds.
+type foreignLock struct {
 	lock *v1alpha1.VMNetIPAddressLock
 	// holderMissing says the holder did not exist when read: a create in
 	// flight, or a lock left by a process stopped between the lock and the
@@ -70,18 +110,20 @@ type taken struct {
 }
 
 // holder returns the namespace/name of the IPAddress t's lock is for.
-func (t *taken) holder() string { return t.lock.Spec.HolderNamespace + "/" + t.lock.Spec.HolderName }
+func (t *foreignLock) holder() string {
+	return t.lock.Spec.HolderNamespace + "/" + t.lock.Spec.HolderName
+}
 
-// lock creates the lock of addr in the pool key for the IPAddress holder
-// and returns it; or, when another IPAddress holds it, nil and what holds
-// it, for the caller to mark the address taken once it has let go of it
-// itself (markLocked). A lock found created for holder before (a retry,
-// another process serving the same claim) is holder's. A lock whose
-// holder holds another address, or none in that pool (a process stopped
-// between its lock and its IPAddress), is deleted: nil and nil, and the
-// claim picks again.
-func (r *claimReconciler) lock(ctx context.Context, key poolKey, addr netip.Addr, holder types.NamespacedName) (*v1alpha1.VMNetIPAddressLock, *taken, error) {
-	l := newLock(key, addr, holder)
+// take creates the address lock of addr in the pool key for the IPAddress
+// holder and returns it; or, when another IPAddress holds it, nil and
+// that lock, for the caller to mark the address taken once it has let go
+// of it itself (poolEntry.markForeignLock). A lock found created for
+// holder before (a retry, another process serving the same claim) is
+// holder's. A lock deleted meanwhile, or whose holder holds another
+// address or none in that pool (a process stopped between its lock and its
+// IPAddress), which take then deletes, is errPickAgain.
+func (r *addressLocks) take(ctx context.Context, key poolKey, addr netip.Addr, holder types.NamespacedName) (*v1alpha1.VMNetIPAddressLock, *foreignLock, error) {
+	l := newAddressLock(key, addr, holder)
 	err := r.client.Create(ctx, l)
 	if err == nil {
 		return l, nil, nil
@@ -91,27 +133,33 @@ func (r *claimReconciler) lock(ctx context.Context, key poolKey, addr netip.Addr
 	}
 	existing := &v1alpha1.VMNetIPAddressLock{}
 	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(l), existing); err != nil {
-		return nil, nil, client.IgnoreNotFound(err) // deleted meanwhile: pick again
+		if apierrors.IsNotFound(err) {
+			return nil, nil, errPickAgain // deleted meanwhile
+		}
+		return nil, nil, err
 	}
-	if existing.Spec.HolderNamespace == holder.Namespace && existing.Spec.HolderName == holder.Name && lockKey(existing) == key {
+	if existing.Spec.HolderNamespace == holder.Namespace && existing.Spec.HolderName == holder.Name && lockedPool(existing) == key {
 		return existing, nil, nil
 	}
-	stale, missing, err := r.staleLock(ctx, existing)
+	stale, missing, err := r.stale(ctx, existing)
 	if err != nil {
 		return nil, nil, err
 	}
 	if stale {
-		return nil, nil, r.unlock(ctx, existing)
+		if err := r.delete(ctx, existing); err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, errPickAgain
 	}
-	return nil, &taken{lock: existing, holderMissing: missing}, nil
+	return nil, &foreignLock{lock: existing, holderMissing: missing}, nil
 }
 
-// staleLock reports whether l's holder, read from the API server, exists
+// stale reports whether l's holder, read from the API server, exists
 // and holds another address or pool. Its creator can then never create
 // the holder under l (the name is taken), so l protects nothing. A holder
 // that does not exist may be a create in flight: l is not stale, and
 // missing says so.
-func (r *claimReconciler) staleLock(ctx context.Context, l *v1alpha1.VMNetIPAddressLock) (stale, missing bool, err error) {
+func (r *addressLocks) stale(ctx context.Context, l *v1alpha1.VMNetIPAddressLock) (stale, missing bool, err error) {
 	ip := &ipamv1.IPAddress{}
 	err = r.reader.Get(ctx, types.NamespacedName{Namespace: l.Spec.HolderNamespace, Name: l.Spec.HolderName}, ip)
 	switch {
@@ -120,7 +168,7 @@ func (r *claimReconciler) staleLock(ctx context.Context, l *v1alpha1.VMNetIPAddr
 	case err != nil:
 		return false, false, err
 	}
-	if poolOf(ip) != lockKey(l) {
+	if poolOf(ip) != lockedPool(l) {
 		return true, false, nil
 	}
 	a, errA := ipam.ParseAddr(ip.Spec.Address)
@@ -137,7 +185,7 @@ const orphanAge = time.Minute
 // exist and its lock is orphanAge old (by this process's clock against
 // the API server's creation time), so that whoever runs the pool can find
 // the lock and delete it: nothing else frees its address.
-func (r *claimReconciler) warnOrphan(pool v1alpha1.Pool, t *taken) {
+func (r *addressLocks) warnOrphan(pool v1alpha1.Pool, t *foreignLock) {
 	age := r.now().Sub(t.lock.CreationTimestamp.Time)
 	if !t.holderMissing || age < orphanAge {
 		return
@@ -147,9 +195,9 @@ func (r *claimReconciler) warnOrphan(pool v1alpha1.Pool, t *taken) {
 		t.lock.Spec.Address, t.holder(), age.Round(time.Second), t.lock.Name)
 }
 
-// unlock deletes l, unless it was deleted or created again since it was
+// delete deletes l, unless it was deleted or created again since it was
 // read (the precondition on its UID).
-func (r *claimReconciler) unlock(ctx context.Context, l *v1alpha1.VMNetIPAddressLock) error {
+func (r *addressLocks) delete(ctx context.Context, l *v1alpha1.VMNetIPAddressLock) error {
 	err := r.client.Delete(ctx, l, client.Preconditions{UID: &l.UID})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return nil
@@ -157,20 +205,21 @@ func (r *claimReconciler) unlock(ctx context.Context, l *v1alpha1.VMNetIPAddress
 	return err
 }
 
-// unlockHeld deletes the lock of ip's address in its pool if ip holds it.
-func (r *claimReconciler) unlockHeld(ctx context.Context, ip *ipamv1.IPAddress) error {
+// deleteHeld deletes the address lock of ip's address in its pool if ip
+// holds it.
+func (r *addressLocks) deleteHeld(ctx context.Context, ip *ipamv1.IPAddress) error {
 	addr, err := ipam.ParseAddr(ip.Spec.Address)
 	if err != nil {
 		return nil // no lock was ever taken for it
 	}
 	l := &v1alpha1.VMNetIPAddressLock{}
-	switch err := r.reader.Get(ctx, types.NamespacedName{Name: lockName(poolOf(ip), addr)}, l); {
+	switch err := r.reader.Get(ctx, types.NamespacedName{Name: addressLockName(poolOf(ip), addr)}, l); {
 	case apierrors.IsNotFound(err):
 		return nil // an IPAddress created before the locks, or unlocked already
 	case err != nil:
 		return err
 	}
-	if l.Spec.HolderNamespace != ip.Namespace || l.Spec.HolderName != ip.Name || lockKey(l) != poolOf(ip) {
+	if l.Spec.HolderNamespace != ip.Namespace || l.Spec.HolderName != ip.Name || lockedPool(l) != poolOf(ip) {
 		return nil
 	}
 	if ip.DeletionTimestamp != nil && l.CreationTimestamp.After(ip.DeletionTimestamp.Time) {
@@ -178,5 +227,5 @@ func (r *claimReconciler) unlockHeld(ctx context.Context, ip *ipamv1.IPAddress) 
 		// released meanwhile by another process.
 		return nil
 	}
-	return r.unlock(ctx, l)
+	return r.delete(ctx, l)
 }

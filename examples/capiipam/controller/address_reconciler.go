@@ -31,7 +31,7 @@ import (
 //     that the release does not wait on it (or need one: envtest runs
 //     none);
 //   - an IPAddress being deleted (by that, by the garbage collector, by
-//     anyone) whose claim is gone is released (claimReconciler.release):
+//     anyone) whose claim is gone is released (releaser.release):
 //     after the pool's reuse grace period counted from its own deletion
 //     timestamp, its lock is deleted, then AddressFinalizer removed;
 //     unless the Cluster its cluster-name label names is paused (a
@@ -41,12 +41,14 @@ import (
 // while the claim lives (AddressFinalizer guards it against an accidental
 // delete), released by the claim's reconcile once the claim is deleted.
 type addressReconciler struct {
-	claims *claimReconciler // client, reader, clock, release
+	client  client.Client // cached reads, writes
+	reader  client.Reader // uncached reads: a claim the informer may not show yet
+	release *releaser     // shared with the claim reconciler
 }
 
 func (r *addressReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	ip := &ipamv1.IPAddress{}
-	if err := r.claims.client.Get(ctx, req.NamespacedName, ip); err != nil {
+	if err := r.client.Get(ctx, req.NamespacedName, ip); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	deleting := !ip.DeletionTimestamp.IsZero()
@@ -66,7 +68,7 @@ func (r *addressReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	}
 	if !deleting {
 		// The update that sets the deletion timestamp brings it back.
-		return conflict.Requeue(r.claims.client.Delete(ctx, ip, client.Preconditions{UID: &ip.UID}))
+		return conflict.Requeue(r.client.Delete(ctx, ip, client.Preconditions{UID: &ip.UID}))
 	}
 	switch paused, err := r.clusterPaused(ctx, ip); {
 	case err != nil:
@@ -74,7 +76,7 @@ func (r *addressReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	case paused:
 		return reconcile.Result{}, nil // the Cluster's unpausing brings it back
 	}
-	return r.claims.release(ctx, ip, ip.DeletionTimestamp.Time)
+	return r.release.release(ctx, ip, ip.DeletionTimestamp.Time)
 }
 
 // claimGone reports whether the claim ip was made for is gone: its claim
@@ -91,10 +93,10 @@ func (r *addressReconciler) claimGone(ctx context.Context, ip *ipamv1.IPAddress)
 	}
 	key := types.NamespacedName{Namespace: ip.Namespace, Name: name}
 	claim := &ipamv1.IPAddressClaim{}
-	if err := r.claims.client.Get(ctx, key, claim); err == nil && (uid == "" || claim.UID == uid) {
+	if err := r.client.Get(ctx, key, claim); err == nil && (uid == "" || claim.UID == uid) {
 		return false, nil
 	}
-	switch err := r.claims.reader.Get(ctx, key, claim); {
+	switch err := r.reader.Get(ctx, key, claim); {
 	case apierrors.IsNotFound(err):
 		return true, nil
 	case err != nil:
@@ -111,7 +113,7 @@ func (r *addressReconciler) clusterPaused(ctx context.Context, ip *ipamv1.IPAddr
 		return false, nil
 	}
 	cluster := &clusterv1.Cluster{}
-	if err := r.claims.client.Get(ctx, types.NamespacedName{Namespace: ip.Namespace, Name: name}, cluster); err != nil {
+	if err := r.client.Get(ctx, types.NamespacedName{Namespace: ip.Namespace, Name: name}, cluster); err != nil {
 		return false, client.IgnoreNotFound(err)
 	}
 	return clusterPaused(cluster), nil

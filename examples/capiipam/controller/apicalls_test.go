@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/internal/capiipamtest"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
@@ -19,32 +20,32 @@ import (
 // all at most, the bound issue 24 sets.
 func TestAPICallsPerClaim(t *testing.T) {
 	const n = 200
-	cfg := apiServer(t)
-	c := kubetest.NewClient(t, cfg, scheme)
+	cfg := capiipamtest.APIServer(t)
+	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ns := kubetest.CreateNamespace(t, c, "apicalls")
-	s := newClaimSet(t, c, ns, n)
-	m := startManager(t, cfg, ns, "epoch-apicalls", nil)
-	waitCacheReady(t, c, &v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}, m.epoch)
-	waitCacheReady(t, c, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: s.globalPool}}, m.epoch)
-	settled := watchSettled(t, cfg, ns, n)
-	lists := watchLists.Load()
+	s := capiipamtest.NewClaimSet(t, c, ns, n)
+	m := capiipamtest.StartManager(t, cfg, ns, "epoch-apicalls", nil)
+	capiipamtest.WaitCacheReady(t, c, &v1alpha1.VMNetIPPool{ObjectMeta: capiipamtest.MetaOf(ns, "v4")}, m.Epoch)
+	capiipamtest.WaitCacheReady(t, c, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: s.GlobalPool}}, m.Epoch)
+	settled := capiipamtest.WatchSettled(t, cfg, ns, n)
+	lists := capiipamtest.WatchLists.Load()
 	before := kubetest.ReadAPICalls(t, cfg)
-	s.createAll(t, c, 0, n)
+	s.CreateAll(t, c, 0, n)
 	select {
 	case <-settled:
 	case <-time.After(5 * time.Minute):
-		t.Fatalf("%d of %d claims settled after 5m", s.settled(t, c), n)
+		t.Fatalf("%d of %d claims settled after 5m", s.Settled(t, c), n)
 	}
 	// The pools' counts follow within countsDelay (a second) of the last
 	// IPAddress event: wait for them without asking the API server.
 	time.Sleep(2 * time.Second)
 	after := kubetest.ReadAPICalls(t, cfg)
-	s.check(t, c)
+	s.Check(t, c)
 
 	// The provider's resources only (the API server writes its own leases).
 	calls := after.Minus(before).Only("ipaddressclaims", "ipaddresses", "vmnetipaddresslocks", "vmnetippools", "globalvmnetippools", "events")
-	calls["POST ipaddressclaims"] -= n                                  // the test's own creates
-	calls["LIST ipaddressclaims"] -= float64(watchLists.Load() - lists) // and its watch's restarts
+	calls["POST ipaddressclaims"] -= n                                               // the test's own creates
+	calls["LIST ipaddressclaims"] -= float64(capiipamtest.WatchLists.Load() - lists) // and its watch's restarts
 	var total, pool float64
 	for k, v := range calls {
 		verb, res, _ := strings.Cut(k, " ")

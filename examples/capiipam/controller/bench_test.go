@@ -5,11 +5,13 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"testing"
+	"time"
 
 	"k8s.io/utils/ptr"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/internal/incluster"
 )
 
 // benchPools are the pools of BenchmarkClaim, 90% full: an IPv4 /18 and
@@ -53,12 +55,12 @@ func benchAddresses(b *testing.B, spec v1alpha1.PoolSpec, used int) []ipamv1.IPA
 // BenchmarkClaim measures one claim's allocation in a 90% full pool, after
 // a release at a random place (the churn of machines being replaced):
 //
-//   - vmnetkit: what the claim reconciler does under the pool's lock,
-//     ipam.Pool.Allocate on the in-memory pool plus the bookkeeping of the
-//     IPAddress it creates, and the release an IPAddress's deletion event
-//     makes;
-//   - in-cluster: the baseline (baseline_incluster_test.go), which lists
-//     the pool's IPAddresses, builds the sets and walks from the start.
+//   - vmnetkit: what the claim reconciler does to the pool's entry, each
+//     step under its mu: reserve (ipam.Pool.Allocate on the in-memory
+//     pool), settle (the bookkeeping of the IPAddress it created), and the
+//     free an IPAddress's deletion event makes (seen);
+//   - in-cluster: the baseline (package incluster), which lists the pool's
+//     IPAddresses, builds the sets and walks from the start.
 //
 // The API calls both make (create the IPAddress, write the claim) are not
 // measured.
@@ -66,16 +68,12 @@ func BenchmarkClaim(b *testing.B) {
 	for _, p := range benchPools {
 		objs := benchAddresses(b, p.spec, p.used)
 		b.Run(p.name+"/vmnetkit", func(b *testing.B) {
-			e := &poolEntry{}
 			spec, err := p.spec.AddressList().Parse()
 			if err != nil {
 				b.Fatal(err)
 			}
-			built, _, err := restoreEntry(spec, objs)
-			if err != nil {
-				b.Fatal(err)
-			}
-			e.pool, e.objects, e.pending = built.pool, built.objects, built.pending
+			e := readyEntry(b, spec, objs)
+			key := poolKey{Kind: v1alpha1.PoolKind, Namespace: "default", Name: "bench"}
 			owners := make([]string, len(objs))
 			addrs := make([]netip.Addr, len(objs))
 			for i := range objs {
@@ -87,15 +85,13 @@ func BenchmarkClaim(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				k := rng.IntN(len(owners))
-				e.mu.Lock()
-				e.removed(owners[k], addrs[k]) // the IPAddress's deletion event
+				e.seen(owners[k], addrs[k], false) // the IPAddress's deletion event
 				owner := fmt.Sprintf("default/new-%d", i)
-				a, err := e.pool.Allocate(owner)
-				if err != nil {
-					b.Fatal(err)
+				a, _, f := e.reserve(key, owner, time.Time{})
+				if f != nil {
+					b.Fatal(f.message)
 				}
-				e.added(owner, a) // the create succeeded
-				e.mu.Unlock()
+				e.settle(owner, a, true, a) // the create succeeded
 				owners[k], addrs[k] = owner, a
 			}
 		})
@@ -109,7 +105,7 @@ func BenchmarkClaim(b *testing.B) {
 				last := len(cached) - 1
 				cached[k], cached[last] = cached[last], cached[k] // the deleted IPAddress
 				cached = cached[:last]
-				a, err := inClusterAllocate(&p.spec, cached)
+				a, err := incluster.Allocate(&p.spec, cached)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/record"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,16 +34,17 @@ const (
 )
 
 // claimReconciler answers IPAddressClaims that name a pool of this
-// provider with an IPAddress of the claim's name, and deletes it when the
-// claim goes.
+// provider with an IPAddress of the claim's name, and releases it when a
+// claim is seen being deleted.
 type claimReconciler struct {
-	client   client.Client // cached reads, writes
-	reader   client.Reader // uncached reads: what the informer may not show yet
-	scheme   *runtime.Scheme
-	cache    *poolCache
-	recorder record.EventRecorder
-	now      func() time.Time
-	waiting  time.Duration
+	client  client.Client // cached reads, writes
+	reader  client.Reader // uncached reads: what the informer may not show yet
+	scheme  *runtime.Scheme
+	cache   *poolCache
+	locks   *addressLocks
+	release *releaser // shared with the address reconciler
+	now     func() time.Time
+	waiting time.Duration
 }
 
 func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -67,15 +67,15 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 	if !claim.DeletionTimestamp.IsZero() {
 		return r.finalize(ctx, claim)
 	}
-	key, pool, failed := r.pool(ctx, claim)
+	key, poolObj, failed := r.claimedPool(ctx, claim)
 	if failed != nil {
 		return r.fail(ctx, claim, *failed)
 	}
-	if hasKey(pool.GetAnnotations(), PausedAnnotation) {
+	if hasKey(poolObj.GetAnnotations(), PausedAnnotation) {
 		return reconcile.Result{}, nil
 	}
-	e := r.cache.get(key)
-	if e == nil || e.uid != pool.GetUID() || !pool.GetDeletionTimestamp().IsZero() {
+	e, uid := r.cache.Get(key)
+	if e == nil || uid != poolObj.GetUID() || !poolObj.GetDeletionTimestamp().IsZero() {
 		// A bound claim keeps its address whatever this process's copy of
 		// the pool (a restart, a second manager, a pool being deleted):
 		// only claims that need an address wait for the rebuild.
@@ -87,7 +87,7 @@ func (r *claimReconciler) Reconcile(ctx context.Context, req reconcile.Request) 
 		}
 		return r.wait(ctx, claim, ReasonPoolNotReady, fmt.Sprintf("%s: not served yet by this process", key))
 	}
-	ip, res, err := r.ensureAddress(ctx, claim, key, pool, e)
+	ip, res, err := r.ensureAddress(ctx, &claimRequest{claim: claim, key: key, poolObj: poolObj, entry: e})
 	if ip == nil {
 		return res, err
 	}
@@ -100,8 +100,9 @@ const maxPicks = 8
 // failure is a Ready=False to write on a claim.
 type failure struct{ reason, message string }
 
-// pool returns the pool claim names, or why it cannot be used.
-func (r *claimReconciler) pool(ctx context.Context, claim *ipamv1.IPAddressClaim) (poolKey, v1alpha1.Pool, *failure) {
+// claimedPool returns the pool object claim names, or why it cannot be
+// used.
+func (r *claimReconciler) claimedPool(ctx context.Context, claim *ipamv1.IPAddressClaim) (poolKey, v1alpha1.Pool, *failure) {
 	ref := claim.Spec.PoolRef
 	var key poolKey
 	switch ref.Kind {
@@ -113,19 +114,20 @@ func (r *claimReconciler) pool(ctx context.Context, claim *ipamv1.IPAddressClaim
 		return key, nil, &failure{ReasonAllocationFailed, fmt.Sprintf("poolRef kind %q of apiGroup %s is not a pool kind: want %s or %s",
 			ref.Kind, ref.APIGroup, v1alpha1.PoolKind, v1alpha1.GlobalPoolKind)}
 	}
-	pool := newPool(key.Kind)()
-	if err := r.client.Get(ctx, key.name(), pool); err != nil {
+	obj := newPool(key.Kind)()
+	if err := r.client.Get(ctx, key.name(), obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return key, nil, &failure{ReasonPoolNotReady, fmt.Sprintf("%s not found", key)}
 		}
 		return key, nil, &failure{ReasonPoolNotReady, fmt.Sprintf("%s: %v", key, err)}
 	}
-	return key, pool, nil
+	return key, obj, nil
 }
 
-// ensureAddress returns the claim's committed IPAddress, allocating one if
-// it has none. A nil IPAddress comes with the result to return.
-func (r *claimReconciler) ensureAddress(ctx context.Context, claim *ipamv1.IPAddressClaim, key poolKey, pool v1alpha1.Pool, e *poolEntry) (*ipamv1.IPAddress, reconcile.Result, error) {
+// ensureAddress returns q's claim's committed IPAddress, allocating one
+// if it has none. A nil IPAddress comes with the result to return.
+func (r *claimReconciler) ensureAddress(ctx context.Context, q *claimRequest) (*ipamv1.IPAddress, reconcile.Result, error) {
+	claim, key := q.claim, q.key
 	ip := &ipamv1.IPAddress{}
 	err := r.client.Get(ctx, client.ObjectKeyFromObject(claim), ip)
 	switch {
@@ -141,12 +143,12 @@ func (r *claimReconciler) ensureAddress(ctx context.Context, claim *ipamv1.IPAdd
 		// here, a few times, rather than through the queue's growing
 		// backoff.
 		for range maxPicks {
-			if ip, f, err = r.create(ctx, claim, key, pool, e); ip != nil || f != nil || err != nil {
+			if ip, f, err = r.create(ctx, q); !errors.Is(err, errPickAgain) {
 				break
 			}
 		}
 		switch {
-		case f == nil && err == nil && ip == nil:
+		case errors.Is(err, errPickAgain):
 			// Still taken: again soon, without backoff.
 			return nil, reconcile.Result{RequeueAfter: r.waiting / 10}, nil
 		case f != nil:
@@ -176,7 +178,7 @@ func (r *claimReconciler) ensureAddress(ctx context.Context, claim *ipamv1.IPAdd
 	if controllerutil.ContainsFinalizer(ip, AddressFinalizer) {
 		return ip, reconcile.Result{}, nil
 	}
-	committed, err := r.commitLegacy(ctx, key, e, ip)
+	committed, err := r.commitLegacy(ctx, q, ip)
 	if err != nil || !committed {
 		// Lost to another IPAddress of the same address, or a write
 		// conflict: pick again.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/internal/capiipamtest"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
@@ -20,23 +21,23 @@ import (
 // of the contract, and the claim's addressRef and Ready=True; the pool
 // counts it and says CacheReady with this process's epoch.
 func TestContractAddress(t *testing.T) {
-	cfg := apiServer(t)
-	c := kubetest.NewClient(t, cfg, scheme)
+	cfg := capiipamtest.APIServer(t)
+	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ns := kubetest.CreateNamespace(t, c, "contract")
-	startManager(t, cfg, ns, "epoch-contract", nil)
+	capiipamtest.StartManager(t, cfg, ns, "epoch-contract", nil)
 
-	pool := newPool(ns, "net", v1alpha1.PoolSpec{
+	pool := capiipamtest.NewPool(ns, "net", v1alpha1.PoolSpec{
 		Addresses: []string{"10.0.0.10-10.0.0.20", "10.0.0.40"}, Prefix: 24, Gateway: "10.0.0.1",
 	})
-	claim := newClaim(ns, "machine-0", poolRef(v1alpha1.PoolKind, "net"))
-	create(t, c, pool, claim)
+	claim := capiipamtest.NewClaim(ns, "machine-0", capiipamtest.PoolRef(v1alpha1.PoolKind, "net"))
+	capiipamtest.Create(t, c, pool, claim)
 
-	ip := waitAddress(t, c, ns, "machine-0")
-	get(t, c, claim)
-	get(t, c, pool)
+	ip := capiipamtest.WaitAddress(t, c, ns, "machine-0")
+	capiipamtest.Get(t, c, claim)
+	capiipamtest.Get(t, c, pool)
 	want := ipamv1.IPAddressSpec{
 		ClaimRef: ipamv1.IPAddressClaimReference{Name: "machine-0"},
-		PoolRef:  poolRef(v1alpha1.PoolKind, "net"),
+		PoolRef:  capiipamtest.PoolRef(v1alpha1.PoolKind, "net"),
 		Address:  "10.0.0.10", Prefix: ptr.To[int32](24), Gateway: "10.0.0.1",
 	}
 	if ip.Name != claim.Name || ip.Spec.ClaimRef != want.ClaimRef || ip.Spec.PoolRef != want.PoolRef ||
@@ -59,19 +60,19 @@ func TestContractAddress(t *testing.T) {
 	if claim.Status.AddressRef.Name != "machine-0" {
 		t.Errorf("claim addressRef = %+v", claim.Status.AddressRef)
 	}
-	if cond, _ := readyCondition(claim); cond.Status != metav1.ConditionTrue || cond.Reason != controller.ReasonAllocated {
+	if cond, _ := capiipamtest.ReadyCondition(claim); cond.Status != metav1.ConditionTrue || cond.Reason != controller.ReasonAllocated {
 		t.Errorf("claim Ready = %+v, want True/%s", cond, controller.ReasonAllocated)
 	}
 	if len(claim.Finalizers) != 0 {
 		t.Errorf("claim finalizers = %v, want none (the IPAddress's owner reference and finalizer drive the release)", claim.Finalizers)
 	}
 	kubetest.Eventually(t, 10*time.Second, "pool counts", func() (bool, string) {
-		get(t, c, pool)
+		capiipamtest.Get(t, c, pool)
 		a := pool.Status.Addresses
-		return a != nil && *a == v1alpha1.PoolStatusAddresses{Total: 12, Used: 1, Free: 11}, "status " + statusText(pool.Status)
+		return a != nil && *a == v1alpha1.PoolStatusAddresses{Total: 12, Used: 1, Free: 11}, "status " + capiipamtest.StatusText(pool.Status)
 	})
-	if pool.Status.CacheEpoch != "epoch-contract" || !hasCondition(pool.Status.Conditions, "CacheReady", metav1.ConditionTrue) {
-		t.Errorf("pool status = %s, want CacheReady True of epoch-contract", statusText(pool.Status))
+	if pool.Status.CacheEpoch != "epoch-contract" || !capiipamtest.HasCondition(pool.Status.Conditions, "CacheReady", metav1.ConditionTrue) {
+		t.Errorf("pool status = %s, want CacheReady True of epoch-contract", capiipamtest.StatusText(pool.Status))
 	}
 	if !slices.Contains(pool.Finalizers, controller.PoolFinalizer) {
 		t.Errorf("pool finalizers = %v", pool.Finalizers)
@@ -83,19 +84,10 @@ func TestContractAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	kubetest.Eventually(t, 10*time.Second, "claim and IPAddress gone", func() (bool, string) {
-		return !get(t, c, claim.DeepCopy()) && !get(t, c, ip.DeepCopy()), "still there"
+		return !capiipamtest.Get(t, c, claim.DeepCopy()) && !capiipamtest.Get(t, c, ip.DeepCopy()), "still there"
 	})
-	create(t, c, newClaim(ns, "machine-1", poolRef(v1alpha1.PoolKind, "net")))
-	if ip := waitAddress(t, c, ns, "machine-1"); ip.Spec.Address != "10.0.0.10" {
+	capiipamtest.Create(t, c, capiipamtest.NewClaim(ns, "machine-1", capiipamtest.PoolRef(v1alpha1.PoolKind, "net")))
+	if ip := capiipamtest.WaitAddress(t, c, ns, "machine-1"); ip.Spec.Address != "10.0.0.10" {
 		t.Errorf("after release, next claim got %s, want 10.0.0.10", ip.Spec.Address)
 	}
-}
-
-func hasCondition(conds []metav1.Condition, typ string, status metav1.ConditionStatus) bool {
-	for _, c := range conds {
-		if c.Type == typ {
-			return c.Status == status
-		}
-	}
-	return false
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 )
 
-// NewLock is newLock for package controller_test: the lock of addr in
-// the pool of kind, namespace and name, held by holder.
+// NewLock is newAddressLock for package controller_test: the address
+// lock of addr in the pool of kind, namespace and name, held by holder.
 func NewLock(kind, namespace, name string, addr netip.Addr, holder types.NamespacedName) *v1alpha1.VMNetIPAddressLock {
-	return newLock(poolKey{Kind: kind, Namespace: namespace, Name: name}, addr, holder)
+	return newAddressLock(poolKey{Kind: kind, Namespace: namespace, Name: name}, addr, holder)
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/internal/capiipamtest"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
@@ -27,8 +28,8 @@ import (
 // locked by a lock a stopped process left, by what the lock's holder is.
 // Each case has its own pool; the lock is there before the claim.
 func TestLeftoverLocks(t *testing.T) {
-	cfg := apiServer(t)
-	c := kubetest.NewClient(t, cfg, scheme)
+	cfg := capiipamtest.APIServer(t)
+	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ns := kubetest.CreateNamespace(t, c, "leftover")
 	// refused counts, by claim, the lock creates refused (AlreadyExists).
 	var mu sync.Mutex
@@ -37,7 +38,7 @@ func TestLeftoverLocks(t *testing.T) {
 	// that the locks the test makes are old enough for the Warning about
 	// a lock whose holder does not exist.
 	ahead := func() time.Time { return time.Now().Add(2 * time.Minute) }
-	startManagerHooked(t, cfg, ns, "epoch-leftover", ahead, 16, func(obj client.Object, err error) {
+	capiipamtest.StartManagerHooked(t, cfg, ns, "epoch-leftover", ahead, 16, func(obj client.Object, err error) {
 		if l, ok := obj.(*v1alpha1.VMNetIPAddressLock); ok && l.Spec.HolderNamespace == ns && apierrors.IsAlreadyExists(err) {
 			mu.Lock()
 			refused[l.Spec.HolderName]++
@@ -81,17 +82,17 @@ func TestLeftoverLocks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pool, claim := fmt.Sprintf("pool-%d", i), fmt.Sprintf("claim-%d", i)
 			holder := cmp.Or(tc.holder, claim)
-			create(t, c, newPool(ns, pool, v1alpha1.PoolSpec{Addresses: []string{tc.addresses}, Prefix: 24}),
+			capiipamtest.Create(t, c, capiipamtest.NewPool(ns, pool, v1alpha1.PoolSpec{Addresses: []string{tc.addresses}, Prefix: 24}),
 				controller.NewLock(v1alpha1.PoolKind, ns, pool, x, types.NamespacedName{Namespace: ns, Name: holder}))
 			if tc.holderAt != "" {
-				create(t, c, &ipamv1.IPAddress{ObjectMeta: metaOf(ns, holder), Spec: ipamv1.IPAddressSpec{
+				capiipamtest.Create(t, c, &ipamv1.IPAddress{ObjectMeta: capiipamtest.MetaOf(ns, holder), Spec: ipamv1.IPAddressSpec{
 					ClaimRef: ipamv1.IPAddressClaimReference{Name: holder},
-					PoolRef:  poolRef(v1alpha1.PoolKind, pool),
+					PoolRef:  capiipamtest.PoolRef(v1alpha1.PoolKind, pool),
 					Address:  tc.holderAt, Prefix: ptr.To[int32](24),
 				}})
 			}
-			create(t, c, newClaim(ns, claim, poolRef(v1alpha1.PoolKind, pool)))
-			if got := waitAddress(t, c, ns, claim).Spec.Address; got != tc.want {
+			capiipamtest.Create(t, c, capiipamtest.NewClaim(ns, claim, capiipamtest.PoolRef(v1alpha1.PoolKind, pool)))
+			if got := capiipamtest.WaitAddress(t, c, ns, claim).Spec.Address; got != tc.want {
 				t.Errorf("the claim got %s, want %s", got, tc.want)
 			}
 			tries(t, claim, 1)
@@ -103,9 +104,9 @@ func TestLeftoverLocks(t *testing.T) {
 		// It may be a create in flight, so the lock stays and its
 		// address is not handed out, until the lock is deleted by hand.
 		l := controller.NewLock(v1alpha1.PoolKind, ns, "gone", x, types.NamespacedName{Namespace: ns, Name: "gone-holder"})
-		create(t, c, newPool(ns, "gone", v1alpha1.PoolSpec{Addresses: []string{"10.6.0.5"}, Prefix: 24}), l)
-		create(t, c, newClaim(ns, "gone-claim", poolRef(v1alpha1.PoolKind, "gone")))
-		waitReason(t, c, ns, "gone-claim", controller.ReasonPoolExhausted)
+		capiipamtest.Create(t, c, capiipamtest.NewPool(ns, "gone", v1alpha1.PoolSpec{Addresses: []string{"10.6.0.5"}, Prefix: 24}), l)
+		capiipamtest.Create(t, c, capiipamtest.NewClaim(ns, "gone-claim", capiipamtest.PoolRef(v1alpha1.PoolKind, "gone")))
+		capiipamtest.WaitReason(t, c, ns, "gone-claim", controller.ReasonPoolExhausted)
 		// Tried again when a resync of the pool drops the mark: at most
 		// every 10 s, not at every retry (250 ms here).
 		time.Sleep(3 * time.Second)
@@ -114,12 +115,12 @@ func TestLeftoverLocks(t *testing.T) {
 		if err := c.Delete(context.Background(), l); err != nil {
 			t.Fatal(err)
 		}
-		if got := waitAddress(t, c, ns, "gone-claim").Spec.Address; got != x.String() {
+		if got := capiipamtest.WaitAddress(t, c, ns, "gone-claim").Spec.Address; got != x.String() {
 			t.Errorf("gone-claim got %s, want %s, freed by the lock's deletion", got, x)
 		}
 		checkLock(t, c, ns, "gone", x, "gone-claim")
 	})
-	checkUnique(t, c, ns)
+	capiipamtest.CheckUnique(t, c, ns)
 
 	// A Warning on each pool with a lock whose holder does not exist, naming
 	// the lock to delete; none on the others.
@@ -146,7 +147,7 @@ func TestLeftoverLocks(t *testing.T) {
 func checkLock(t *testing.T, c client.Client, ns, pool string, addr netip.Addr, holder string) {
 	t.Helper()
 	l := controller.NewLock(v1alpha1.PoolKind, ns, pool, addr, types.NamespacedName{})
-	if !get(t, c, l) {
+	if !capiipamtest.Get(t, c, l) {
 		t.Fatalf("no lock of %s in pool %s", addr, pool)
 	}
 	if got, want := fmt.Sprintf("%s/%s", l.Spec.HolderNamespace, l.Spec.HolderName), ns+"/"+holder; got != want {

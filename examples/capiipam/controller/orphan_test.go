@@ -35,12 +35,12 @@ func TestWarnOrphan(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := record.NewFakeRecorder(4)
-			r := &claimReconciler{recorder: rec, now: func() time.Time { return created.Add(tt.age) }}
+			r := &addressLocks{recorder: rec, now: func() time.Time { return created.Add(tt.age) }}
 			l := &v1alpha1.VMNetIPAddressLock{
 				ObjectMeta: metav1.ObjectMeta{Name: "10.6.0.5.abc", CreationTimestamp: metav1.NewTime(created)},
 				Spec:       v1alpha1.AddressLockSpec{Address: "10.6.0.5", HolderNamespace: "ns", HolderName: "m"},
 			}
-			r.warnOrphan(&v1alpha1.VMNetIPPool{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "net"}}, &taken{lock: l, holderMissing: tt.missing})
+			r.warnOrphan(&v1alpha1.VMNetIPPool{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "net"}}, &foreignLock{lock: l, holderMissing: tt.missing})
 			close(rec.Events)
 			var got []string
 			for e := range rec.Events {

@@ -2,48 +2,58 @@ package controller
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"slices"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
+	"github.com/vmnetkit/vmnetkit/examples/internal/poolcache"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
 
-// poolKey names a pool object: Namespace is empty for a GlobalVMNetIPPool.
-type poolKey struct {
-	Kind      string
-	Namespace string
-	Name      string
+// poolCache holds one poolEntry per pool object, for one epoch (one
+// process).
+type poolCache = poolcache.Cache[poolKey, poolEntry]
+
+func newPoolCache(epoch string) *poolCache {
+	return poolcache.New[poolKey](func(types.UID) *poolEntry {
+		return &poolEntry{machine: cacheready.New(epoch)}
+	})
 }
 
-// poolEntry is this process's view of one pool object. Its fields are
-// guarded by mu, which is held across no API call but the CacheReady
-// writes (rare: a build, a restart, a spec change).
+// poolEntry is this process's view of one pool object.
+//
+// Its fields are guarded by mu, the entry's mutex (not to be confused with
+// a VMNetIPAddressLock, the address lock of address_lock.go). The rule: a
+// method whose name ends in Locked needs its caller to hold mu; every other
+// method takes mu itself, and those are all in pool_entry_lock.go. mu is
+// held across no API call but the CacheReady writes of the pool reconciler
+// (rare: a build, a restart, a spec change).
 type poolEntry struct {
-	mu  sync.Mutex
-	uid types.UID // a pool re-created under the same name gets a new entry
+	mu sync.Mutex
 
 	machine cacheready.Machine
 
-	// pool is the in-memory pool, nil while there is no cache (not built,
-	// dropped, paused). It holds every IPAddress of the pool the informer
-	// has shown, every address this process is creating, and the
+	// ipamPool is the in-memory pool, nil while there is no cache (not
+	// built, dropped, paused). It holds every IPAddress of the pool the
+	// informer has shown, every address this process is creating, and the
 	// addresses another process was found to hold.
-	pool *ipam.Pool
-	spec ipam.Spec // what pool was built from
-	gen  int64     // the pool object's generation pool was built for
+	ipamPool *ipam.Pool
+	spec     ipam.Spec // what ipamPool was built from
+	gen      int64     // the pool object's generation ipamPool was built for
 
 	// objects is the address of every IPAddress of the pool, by owner
-	// (namespace/name), while pool is not nil; some may be outside the
+	// (namespace/name), while ipamPool is not nil; some may be outside the
 	// pool's range or held twice.
 	objects map[string]netip.Addr
 
-	// outOfRange counts the objects whose address pool does not hand out
-	// (pool.Check fails), kept with objects so that the counts cost no walk.
+	// outOfRange counts the objects whose address ipamPool does not hand
+	// out (Check fails), kept with objects so that the counts cost no walk.
 	outOfRange int
 
 	// resynced is when resync last ran (or the pool was built); dirty
@@ -52,7 +62,7 @@ type poolEntry struct {
 	dirty    bool
 
 	// pending is the address of every IPAddress this process is creating,
-	// by owner, between Allocate and the end of the create.
+	// by owner, between reserve and settle.
 	pending map[string]netip.Addr
 
 	// shared lists, by address, the owners of IPAddresses whose address
@@ -65,127 +75,91 @@ type poolEntry struct {
 // whole pool, so it does not run on every reconcile of a pool of 100,000.
 const resyncEvery = 10 * time.Second
 
-// resyncDue runs resync if the pool changed since the last one and that
-// one is resyncEvery old, and reports whether it ran.
-func (e *poolEntry) resyncDue(now time.Time) bool {
+// readyLocked reports whether claims may be served from the entry's pool.
+func (e *poolEntry) readyLocked() bool {
+	return e.machine.State() == cacheready.StateReady && e.ipamPool != nil
+}
+
+// dropLocked forgets the in-memory pool.
+func (e *poolEntry) dropLocked() { e.ipamPool, e.objects = nil, nil }
+
+// resyncDueLocked runs resyncLocked if the pool changed since the last
+// one and that one is resyncEvery old, and reports whether it ran.
+func (e *poolEntry) resyncDueLocked(now time.Time) bool {
 	if !e.dirty || now.Sub(e.resynced) < resyncEvery {
 		return false
 	}
-	e.resync()
+	e.resyncLocked()
 	e.resynced, e.dirty = now, false
 	return true
 }
 
-// resyncWait returns how long until a resync the pool's changes wait for
-// is due, or 0 when none waits.
-func (e *poolEntry) resyncWait(now time.Time) time.Duration {
-	if !e.dirty || e.pool == nil {
+// resyncWaitLocked returns how long until a resync the pool's changes
+// wait for is due, or 0 when none waits.
+func (e *poolEntry) resyncWaitLocked(now time.Time) time.Duration {
+	if !e.dirty || e.ipamPool == nil {
 		return 0
 	}
 	return max(resyncEvery-now.Sub(e.resynced), time.Millisecond)
 }
 
-// resync makes the pool hold exactly what objects and pending hold (one
-// owner for an address held twice), undoing any drift of the incremental
-// updates, whose events and creates interleave (a create finishing after
-// a rebuild, an event for an object a lost race already removed), and
-// dropping the marks of addresses found locked by another. It costs a walk
-// of the pool and of objects.
-func (e *poolEntry) resync() {
-	if e.pool == nil {
+// resyncLocked makes the pool hold exactly what objects and pending hold
+// (one owner for an address held twice), undoing any drift of the
+// incremental updates, whose events and creates interleave (a create
+// finishing after a rebuild, an event for an object a lost race already
+// removed), and dropping the marks of addresses found locked by another.
+// It costs a walk of the pool and of objects.
+func (e *poolEntry) resyncLocked() {
+	if e.ipamPool == nil {
 		return
 	}
 	var stale []netip.Addr
-	for a, owner := range e.pool.All() {
+	for a, owner := range e.ipamPool.All() {
 		if e.objects[owner] != a && e.pending[owner] != a {
 			stale = append(stale, a)
 		}
 	}
 	for _, a := range stale {
-		_, _ = e.pool.Release(a)
+		_, _ = e.ipamPool.Release(a)
 	}
 	e.shared = nil
 	for owner, a := range e.pending {
-		e.hold(owner, a)
+		e.holdLocked(owner, a)
 	}
 	for owner, a := range e.objects {
 		if e.pending[owner] != a {
-			e.hold(owner, a)
+			e.holdLocked(owner, a)
 		}
 	}
 }
 
-// ready reports whether claims may be served from the entry's pool.
-func (e *poolEntry) ready() bool {
-	return e.machine.State() == cacheready.StateReady && e.pool != nil
-}
-
-// added records that owner's IPAddress holds addr.
-func (e *poolEntry) added(owner string, addr netip.Addr) {
-	if e.pool == nil {
+// addedLocked records that owner's IPAddress holds addr.
+func (e *poolEntry) addedLocked(owner string, addr netip.Addr) {
+	if e.ipamPool == nil {
 		return
 	}
 	old, ok := e.objects[owner]
 	if ok && old != addr {
-		e.removed(owner, old)
+		e.removedLocked(owner, old)
 	}
 	if !ok || old != addr {
-		if e.pool.Check(addr) != nil {
+		if e.ipamPool.Check(addr) != nil {
 			e.outOfRange++
 		}
 	}
 	e.objects[owner] = addr
 	e.dirty = true
-	e.hold(owner, addr)
+	e.holdLocked(owner, addr)
 }
 
-// lockMark is the owner under which the pool marks addr, found locked by
-// holder's lock, until holder's IPAddress of addr shows or a resync. It
-// names the address too: a holder may have two locks for a moment (two
-// processes serving its claim), and a pool owner holds one address.
-func lockMark(holder string, addr netip.Addr) string { return "lock:" + holder + "@" + addr.String() }
-
-// markLocked marks addr taken in the pool by the lock of holder (an
-// IPAddress's namespace/name) that this process found but whose IPAddress
-// it has not seen, so that claims pick other addresses until the next
-// resync drops the mark or holder's IPAddress shows (hold). An address
-// held meanwhile (by an IPAddress, or reserved for a claim) is left as it
-// is.
-func (e *poolEntry) markLocked(addr netip.Addr, holder string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.dirty = true // a resync drops the mark
-	if e.pool != nil {
-		_ = e.pool.AllocateAddr(addr, lockMark(holder, addr))
-	}
-}
-
-// hold allocates addr to owner in the pool. An address outside the range
-// is left out: it cannot be handed out anyway. An address held by another
-// owner is noted in shared.
-func (e *poolEntry) hold(owner string, addr netip.Addr) {
-	err := e.pool.AllocateAddr(addr, owner)
-	if held, ok := e.pool.Lookup(addr); errors.Is(err, ipam.ErrInUse) && ok && held == lockMark(owner, addr) {
-		// The lock found for owner: its IPAddress now shows.
-		_, _ = e.pool.Release(addr)
-		err = e.pool.AllocateAddr(addr, owner)
-	}
-	if errors.Is(err, ipam.ErrInUse) && !slices.Contains(e.shared[addr], owner) {
-		if e.shared == nil {
-			e.shared = map[netip.Addr][]string{}
-		}
-		e.shared[addr] = append(e.shared[addr], owner)
-	}
-}
-
-// removed records that owner's IPAddress of addr is gone.
-func (e *poolEntry) removed(owner string, addr netip.Addr) {
-	if e.pool == nil {
+// removedLocked records that owner's IPAddress of addr is gone.
+func (e *poolEntry) removedLocked(owner string, addr netip.Addr) {
+	if e.ipamPool == nil {
 		return
 	}
 	if a, ok := e.objects[owner]; ok && a == addr {
 		delete(e.objects, owner)
-		if e.pool.Check(addr) != nil {
+		if e.ipamPool.Check(addr) != nil {
 			e.outOfRange--
 		}
 	}
@@ -195,32 +169,126 @@ func (e *poolEntry) removed(owner string, addr netip.Addr) {
 	} else {
 		delete(e.shared, addr)
 	}
-	e.release(owner, addr)
+	e.freeLocked(owner, addr)
 }
 
-// release frees addr in the pool if owner holds it. When another
-// IPAddress names the same address, the pool keeps it taken for that one.
-func (e *poolEntry) release(owner string, addr netip.Addr) {
-	if e.pool == nil {
+// foreignLockOwner is the owner under which the pool marks addr, found
+// locked by holder's address lock, until holder's IPAddress of addr shows
+// or a resync. It names the address too: a holder may have two address
+// locks for a moment (two processes serving its claim), and a pool owner
+// holds one address.
+func foreignLockOwner(holder string, addr netip.Addr) string {
+	return "lock:" + holder + "@" + addr.String()
+}
+
+// markForeignLockLocked marks addr taken in the pool by the address lock
+// of holder (an IPAddress's namespace/name) that this process found but
+// whose IPAddress it has not seen, so that claims pick other addresses
+// until the next resync drops the mark or holder's IPAddress shows
+// (holdLocked). An address held meanwhile (by an IPAddress, or reserved
+// for a claim) is left as it is.
+func (e *poolEntry) markForeignLockLocked(addr netip.Addr, holder string) {
+	e.dirty = true // a resync drops the mark
+	if e.ipamPool != nil {
+		_ = e.ipamPool.AllocateAddr(addr, foreignLockOwner(holder, addr))
+	}
+}
+
+// holdLocked allocates addr to owner in the pool. An address outside the
+// range is left out: it cannot be handed out anyway. An address held by
+// another owner is noted in shared.
+func (e *poolEntry) holdLocked(owner string, addr netip.Addr) {
+	err := e.ipamPool.AllocateAddr(addr, owner)
+	if held, ok := e.ipamPool.Lookup(addr); errors.Is(err, ipam.ErrInUse) && ok && held == foreignLockOwner(owner, addr) {
+		// The address lock found for owner: its IPAddress now shows.
+		_, _ = e.ipamPool.Release(addr)
+		err = e.ipamPool.AllocateAddr(addr, owner)
+	}
+	if errors.Is(err, ipam.ErrInUse) && !slices.Contains(e.shared[addr], owner) {
+		if e.shared == nil {
+			e.shared = map[netip.Addr][]string{}
+		}
+		e.shared[addr] = append(e.shared[addr], owner)
+	}
+}
+
+// freeLocked frees addr in the pool if owner holds it (only in memory:
+// the IPAddress's release is releaser's). When another IPAddress names
+// the same address, the pool keeps it taken for that one.
+func (e *poolEntry) freeLocked(owner string, addr netip.Addr) {
+	if e.ipamPool == nil {
 		return
 	}
-	if held, ok := e.pool.Lookup(addr); !ok || held != owner {
+	if held, ok := e.ipamPool.Lookup(addr); !ok || held != owner {
 		return
 	}
-	_, _ = e.pool.Release(addr)
+	_, _ = e.ipamPool.Release(addr)
 	if others := e.shared[addr]; len(others) > 0 {
 		delete(e.shared, addr)
 		for _, o := range others {
-			e.hold(o, addr)
+			e.holdLocked(o, addr)
 		}
 	}
 }
 
-// counts returns the pool's address counts for the status, and how many
-// IPAddresses the pool does not hold (out of range, or an address another
-// IPAddress holds too). It walks no more than the addresses held twice.
-func (e *poolEntry) counts() (total, used, free, outOfRange, notHeld uint64) {
-	s := e.pool.Stats()
+// reserveLocked allocates an address for owner from the pool and records
+// it as pending until settleLocked; it returns the address and the pool's
+// prefix length, or the failure to tell the claim (nothing then is
+// reserved). A pool found exhausted is resynced first if one is due
+// (resyncDueLocked), so that the marks of address locks found
+// (markForeignLockLocked) do not outlive their locks when nothing else
+// changes the pool: a lock still there is found again.
+func (e *poolEntry) reserveLocked(key poolKey, owner string, now time.Time) (netip.Addr, int, *failure) {
+	if !e.readyLocked() {
+		reason := "not built"
+		if c, ok := e.machine.Condition(); ok {
+			reason = c.Reason + ": " + c.Message
+		}
+		return netip.Addr{}, 0, &failure{ReasonPoolNotReady, fmt.Sprintf("%s: cache not ready in this process (%s)", key, reason)}
+	}
+	addr, err := e.ipamPool.Allocate(owner)
+	if errors.Is(err, ipam.ErrExhausted) && e.resyncDueLocked(now) {
+		addr, err = e.ipamPool.Allocate(owner)
+	}
+	switch {
+	case errors.Is(err, ipam.ErrExhausted):
+		return netip.Addr{}, 0, &failure{ReasonPoolExhausted, fmt.Sprintf("%s: no free address", key)}
+	case err != nil:
+		return netip.Addr{}, 0, &failure{ReasonAllocationFailed, err.Error()}
+	}
+	e.pending[owner] = addr
+	return addr, e.spec.Prefix.Bits(), nil
+}
+
+// settleLocked ends the create of owner's IPAddress for addr, which
+// reserveLocked returned: addr is no longer pending; unless an IPAddress
+// of addr was created, addr is freed; and the pool records that owner's
+// IPAddress holds holds (addr when created, the address of the IPAddress
+// found in its place, or the zero Addr for none).
+func (e *poolEntry) settleLocked(owner string, addr netip.Addr, created bool, holds netip.Addr) {
+	if e.pending[owner] == addr {
+		delete(e.pending, owner)
+	}
+	e.dirty = true
+	if !created {
+		e.freeLocked(owner, addr)
+	}
+	switch a, ok := e.objects[owner]; {
+	case holds.IsValid():
+		e.addedLocked(owner, holds)
+	case ok:
+		// The informer showed owner's IPAddress (another process's) while
+		// addr was pending: the pool could not hold it for owner then.
+		e.holdLocked(owner, a)
+	}
+}
+
+// countsLocked returns the pool's address counts for the status, and how
+// many IPAddresses the pool does not hold (out of range, or an address
+// another IPAddress holds too). It walks no more than the addresses held
+// twice.
+func (e *poolEntry) countsLocked() (total, used, free, outOfRange, notHeld uint64) {
+	s := e.ipamPool.Stats()
 	size, _ := s.Size.Uint64()
 	excluded, _ := s.Excluded.Uint64()
 	reserved, _ := s.Reserved.Uint64()
@@ -229,7 +297,7 @@ func (e *poolEntry) counts() (total, used, free, outOfRange, notHeld uint64) {
 	notHeld = uint64(e.outOfRange)
 	for a, owners := range e.shared {
 		for _, o := range owners {
-			if held, ok := e.pool.Lookup(a); e.objects[o] == a && (!ok || held != o) {
+			if held, ok := e.ipamPool.Lookup(a); e.objects[o] == a && (!ok || held != o) {
 				notHeld++
 			}
 		}
@@ -237,43 +305,38 @@ func (e *poolEntry) counts() (total, used, free, outOfRange, notHeld uint64) {
 	return total, uint64(len(e.objects)), free, uint64(e.outOfRange), notHeld
 }
 
-// poolCache holds one poolEntry per pool object, for one epoch (one process).
-type poolCache struct {
-	epoch string
-
-	mu      sync.Mutex
-	entries map[poolKey]*poolEntry
-}
-
-func newPoolCache(epoch string) *poolCache {
-	return &poolCache{epoch: epoch, entries: make(map[poolKey]*poolEntry)}
-}
-
-// get returns the entry for key, or nil.
-func (c *poolCache) get(key poolKey) *poolEntry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.entries[key]
-}
-
-// entry returns the entry for key and uid, replacing one left by an earlier
-// pool of the same name with a fresh machine.
-func (c *poolCache) entry(key poolKey, uid types.UID) *poolEntry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entries[key]
-	if e == nil || e.uid != uid {
-		e = &poolEntry{uid: uid, machine: cacheready.New(c.epoch)}
-		c.entries[key] = e
+// restoreEntry restores a pool of spec from its IPAddresses with
+// ipam.Restore, into an entry no other goroutine sees yet. It returns the
+// IPAddresses the pool does not hold (out of range, an address held twice,
+// an address that does not parse) as text.
+func restoreEntry(spec ipam.Spec, items []ipamv1.IPAddress) (*poolEntry, []string, error) {
+	snap := ipam.Snapshot{Spec: spec, Allocations: make([]ipam.Allocation, 0, len(items))}
+	objects := make(map[string]netip.Addr, len(items))
+	var unparsed []string
+	for i := range items {
+		ip := &items[i]
+		owner := ip.Namespace + "/" + ip.Name
+		a, err := ipam.ParseAddr(ip.Spec.Address)
+		if err != nil {
+			unparsed = append(unparsed, fmt.Sprintf("%s: address %q: %v", owner, ip.Spec.Address, err))
+			continue
+		}
+		objects[owner] = a
+		snap.Allocations = append(snap.Allocations, ipam.Allocation{Addr: a, Owner: owner})
 	}
-	return e
-}
-
-// remove forgets key's entry and returns it, or nil.
-func (c *poolCache) remove(key poolKey) *poolEntry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entries[key]
-	delete(c.entries, key)
-	return e
+	pool, problems, err := ipam.Restore(snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := 0
+	for _, a := range objects {
+		if pool.Check(a) != nil {
+			out++
+		}
+	}
+	texts := unparsed
+	for _, p := range problems {
+		texts = append(texts, p.Error())
+	}
+	return &poolEntry{ipamPool: pool, spec: spec, objects: objects, outOfRange: out, pending: map[string]netip.Addr{}}, texts, nil
 }

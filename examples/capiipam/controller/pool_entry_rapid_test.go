@@ -3,9 +3,13 @@ package controller
 import (
 	"net/netip"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
+	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 
+	"github.com/vmnetkit/vmnetkit/conditions"
+	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
 
@@ -31,27 +35,60 @@ func (m *poolEntryModel) holders(a netip.Addr) []string {
 		}
 	}
 	if h, ok := m.marks[a]; ok {
-		out = append(out, lockMark(h, a))
+		out = append(out, foreignLockOwner(h, a))
 	}
 	return out
 }
 
 // may reports whether the model allows owner o to hold a in the pool.
 func (m *poolEntryModel) may(o string, a netip.Addr) bool {
-	return m.objects[o] == a || m.pending[o] == a || (m.marks[a] != "" && lockMark(m.marks[a], a) == o)
+	return m.objects[o] == a || m.pending[o] == a || (m.marks[a] != "" && foreignLockOwner(m.marks[a], a) == o)
 }
 
 // scanCounts is counts the slow way: a walk of every IPAddress.
 func scanCounts(e *poolEntry) (outOfRange, notHeld uint64) {
 	for o, a := range e.objects {
-		if e.pool.Check(a) != nil {
+		if e.ipamPool.Check(a) != nil {
 			outOfRange++
 		}
-		if held, ok := e.pool.Lookup(a); !ok || held != o {
+		if held, ok := e.ipamPool.Lookup(a); !ok || held != o {
 			notHeld++
 		}
 	}
 	return outOfRange, notHeld
+}
+
+// fataler is what readyEntry needs of a *testing.B or a *rapid.T.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// readyEntry returns an entry of spec holding the IPAddresses items, its
+// machine Ready as the pool reconciler leaves it after a build.
+func readyEntry(tb fataler, spec ipam.Spec, items []ipamv1.IPAddress) *poolEntry {
+	e := &poolEntry{machine: cacheready.New("test")}
+	d := cacheready.Driver[*poolEntry]{
+		Publish: func(conditions.Condition, string, *poolEntry, bool) error { return nil },
+		Build: func(int64) (*poolEntry, error) {
+			built, _, err := restoreEntry(spec, items)
+			return built, err
+		},
+		Adopt: func(b *poolEntry) {
+			e.ipamPool, e.spec, e.objects, e.pending, e.outOfRange = b.ipamPool, b.spec, b.objects, b.pending, b.outOfRange
+		},
+	}
+	tb.Helper()
+	m, err := d.Run(e.machine, cacheready.Observed{Generation: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e.machine = m
+	if !e.readyLocked() {
+		tb.Fatalf("entry not ready after a build: %v", m.State())
+	}
+	return e
 }
 
 // TestPoolEntryRapid drives a poolEntry with the events a claim reconciler
@@ -68,11 +105,9 @@ func TestPoolEntryRapid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		built, _, err := restoreEntry(spec, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := built
+		// One goroutine drives e: it calls the …Locked methods and reads
+		// e's fields without mu, which nothing else takes.
+		e := readyEntry(t, spec, nil)
 		m := &poolEntryModel{objects: map[string]netip.Addr{}, pending: map[string]netip.Addr{}, marks: map[netip.Addr]string{}}
 		owner := rapid.SampledFrom([]string{"ns/a", "ns/b", "ns/c", "ns/d", "ns/e", "ns/f"})
 		// Addresses of the /28, with some outside it (a spec that shrank).
@@ -92,21 +127,21 @@ func TestPoolEntryRapid(t *testing.T) {
 					delete(m.marks, a) // the lock's IPAddress shows
 				}
 				m.objects[o] = a
-				e.added(o, a)
+				e.seen(o, a, true)
 			},
 			// A claim found a free address locked by another's lock (its
 			// IPAddress not shown yet): the pool marks it taken.
 			"locked by another": func(t *rapid.T) {
 				h, a := owner.Draw(t, "holder"), addr.Draw(t, "addr")
-				if _, ok := e.pool.Lookup(a); ok || e.pool.Check(a) != nil {
+				if _, ok := e.ipamPool.Lookup(a); ok || e.ipamPool.Check(a) != nil {
 					t.Skip("not a free address")
 				}
 				if len(m.holders(a)) > 0 || m.objects[h].IsValid() || m.pending[h].IsValid() {
 					t.Skip("an IPAddress or create names it, or the holder has its IPAddress")
 				}
-				e.markLocked(a, h)
-				if held, _ := e.pool.Lookup(a); held != lockMark(h, a) {
-					t.Fatalf("markLocked(%s, %s) left it held by %q", a, h, held)
+				e.markForeignLock(a, h)
+				if held, _ := e.ipamPool.Lookup(a); held != foreignLockOwner(h, a) {
+					t.Fatalf("markForeignLock(%s, %s) left it held by %q", a, h, held)
 				}
 				m.marks[a] = h
 			},
@@ -117,7 +152,7 @@ func TestPoolEntryRapid(t *testing.T) {
 					t.Skip("no IPAddress")
 				}
 				delete(m.objects, o)
-				e.removed(o, a)
+				e.seen(o, a, false)
 			},
 			// A claim reconciler picks an address and starts its create
 			// (reserve, without its readiness check).
@@ -129,14 +164,17 @@ func TestPoolEntryRapid(t *testing.T) {
 				if _, ok := m.pending[o]; ok {
 					t.Skip("a create in flight")
 				}
-				a, err := e.pool.Allocate(o)
-				if err != nil {
-					return // exhausted
+				a, _, f := e.reserve(poolKey{Kind: "VMNetIPPool", Namespace: "ns", Name: "p"}, o, time.Time{})
+				if f != nil {
+					if f.reason != ReasonPoolExhausted {
+						t.Fatalf("reserve(%s): %+v, want an address or %s", o, *f, ReasonPoolExhausted)
+					}
+					return
 				}
 				if hs := m.holders(a); len(hs) > 0 {
-					t.Fatalf("Allocate(%s) = %s, which %v holds", o, a, hs)
+					t.Fatalf("reserve(%s) = %s, which %v holds", o, a, hs)
 				}
-				m.pending[o], e.pending[o] = a, a
+				m.pending[o] = a
 			},
 			"create succeeded": func(t *rapid.T) {
 				o := owner.Draw(t, "owner")
@@ -167,8 +205,8 @@ func TestPoolEntryRapid(t *testing.T) {
 				}
 				delete(m.pending, o)
 				e.settle(o, a, false, netip.Addr{})
-				e.markLocked(a, h)
-				if e.pool.Check(a) == nil && len(m.holders(a)) == 0 {
+				e.markForeignLock(a, h)
+				if e.ipamPool.Check(a) == nil && len(m.holders(a)) == 0 {
 					m.marks[a] = h
 				}
 			},
@@ -185,25 +223,25 @@ func TestPoolEntryRapid(t *testing.T) {
 				e.settle(o, a, false, other)
 			},
 			"resync": func(t *rapid.T) {
-				e.resync()
+				e.resyncLocked()
 				clear(m.marks)
-				_, _, _, out, notHeld := e.counts()
+				_, _, _, out, notHeld := e.countsLocked()
 				if wantOut, wantNotHeld := scanCounts(e); out != wantOut || notHeld != wantNotHeld {
 					t.Fatalf("counts outOfRange %d, notHeld %d; the walk says %d, %d", out, notHeld, wantOut, wantNotHeld)
 				}
 			},
 			"": func(t *rapid.T) {
-				for a, o := range e.pool.All() {
+				for a, o := range e.ipamPool.All() {
 					if !m.may(o, a) {
 						t.Fatalf("the pool holds %s for %s, which has no IPAddress or create of it", a, o)
 					}
 				}
 				for _, set := range []map[string]netip.Addr{m.objects, m.pending} {
 					for o, a := range set {
-						if e.pool.Check(a) != nil {
+						if e.ipamPool.Check(a) != nil {
 							continue // out of range: never handed out anyway
 						}
-						held, ok := e.pool.Lookup(a)
+						held, ok := e.ipamPool.Lookup(a)
 						if !ok {
 							t.Fatalf("%s of %s is free in the pool", a, o)
 						}
@@ -213,13 +251,13 @@ func TestPoolEntryRapid(t *testing.T) {
 					}
 				}
 				for a, h := range m.marks {
-					if held, ok := e.pool.Lookup(a); !ok {
+					if held, ok := e.ipamPool.Lookup(a); !ok {
 						t.Fatalf("%s, found locked by %s's lock, is free in the pool", a, h)
 					} else if !m.may(held, a) {
 						t.Fatalf("%s is held by %s, not by one of %v", a, held, m.holders(a))
 					}
 				}
-				_, used, _, out, _ := e.counts()
+				_, used, _, out, _ := e.countsLocked()
 				if used != uint64(len(m.objects)) {
 					t.Fatalf("counts used %d, want %d", used, len(m.objects))
 				}

@@ -3,15 +3,11 @@ package controller
 import (
 	"context"
 	"fmt"
-	"math"
-	"net/netip"
 	"reflect"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -24,14 +20,6 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/internal/conflict"
 	"github.com/vmnetkit/vmnetkit/ipam"
 	"github.com/vmnetkit/vmnetkit/kube"
-)
-
-// The pool's second condition: whether every IPAddress of the pool is one
-// the pool holds.
-const (
-	AddressesValidType     = "AddressesValid"
-	ReasonAddressesValid   = "AllHeld"
-	ReasonAddressesInvalid = "NotHeld"
 )
 
 // maxProblemEvents bounds the Events one build records; the condition
@@ -58,11 +46,8 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 	obj := r.newObj()
 	if err := r.reader.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
-			if e := r.cache.remove(key); e != nil {
-				e.mu.Lock()
-				e.machine, _ = e.machine.Step(cacheready.Deleted{})
-				e.pool, e.objects = nil, nil
-				e.mu.Unlock()
+			if e := r.cache.Remove(key); e != nil {
+				e.step(cacheready.Deleted{})
 			}
 			return reconcile.Result{}, nil
 		}
@@ -76,12 +61,9 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 			return conflict.Requeue(err)
 		}
 	}
-	e := r.cache.entry(key, obj.GetUID())
-	e.mu.Lock()
-	counts, err := r.sync(ctx, e, key, obj)
-	// The resync a burst's last events left waiting runs too.
-	again := e.resyncWait(r.now())
-	e.mu.Unlock()
+	e := r.cache.Entry(key, obj.GetUID())
+	// again: the resync a burst's last events left waiting runs too.
+	counts, again, err := r.syncEntry(ctx, e, key, obj)
 	if err != nil || counts == nil {
 		res, err := conflict.Requeue(err)
 		if res.IsZero() && err == nil {
@@ -89,7 +71,7 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 		}
 		return res, err
 	}
-	// Written without e.mu: claims allocate meanwhile.
+	// Written after syncEntry let go of e.mu: claims allocate meanwhile.
 	res, err := conflict.Requeue(r.client.Status().Update(ctx, counts))
 	if res.IsZero() && err == nil {
 		res.RequeueAfter = again
@@ -101,11 +83,8 @@ func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (
 // of it is left, as read from the API server (the informer may lag behind
 // a create).
 func (r *poolReconciler) deleting(ctx context.Context, key poolKey, obj v1alpha1.Pool) (reconcile.Result, error) {
-	if e := r.cache.get(key); e != nil {
-		e.mu.Lock()
-		e.machine, _ = e.machine.Step(cacheready.Observed{Generation: obj.GetGeneration(), Deleting: true})
-		e.pool, e.objects = nil, nil
-		e.mu.Unlock()
+	if e, _ := r.cache.Get(key); e != nil {
+		e.step(cacheready.Observed{Generation: obj.GetGeneration(), Deleting: true})
 	}
 	if !controllerutil.ContainsFinalizer(obj, PoolFinalizer) {
 		return reconcile.Result{}, nil
@@ -135,13 +114,13 @@ func (r *poolReconciler) deleting(ctx context.Context, key poolKey, obj v1alpha1
 	return conflict.Requeue(r.client.Update(ctx, obj))
 }
 
-// sync feeds obj, the pool as just read, to e's machine, and returns obj
-// with new counts to write, or nil when they have not changed.
-func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, key poolKey, obj v1alpha1.Pool) (v1alpha1.Pool, error) {
+// syncLocked feeds obj, the pool as just read, to e's machine, and
+// returns obj with new counts to write, or nil when they have not changed.
+func (r *poolReconciler) syncLocked(ctx context.Context, e *poolEntry, key poolKey, obj v1alpha1.Pool) (v1alpha1.Pool, error) {
 	m := e.machine
 	if m.State() != cacheready.StateUnobserved && obj.GetGeneration() > m.Generation() {
-		changed := e.pool == nil || !reflect.DeepEqual(e.spec, specOf(obj))
-		if err := r.apply(ctx, e, key, obj, cacheready.GenerationChanged{Generation: obj.GetGeneration(), SpecChanged: changed}); err != nil {
+		changed := e.ipamPool == nil || !reflect.DeepEqual(e.spec, specOf(obj))
+		if err := r.applyLocked(ctx, e, key, obj, cacheready.GenerationChanged{Generation: obj.GetGeneration(), SpecChanged: changed}); err != nil {
 			return nil, err
 		}
 	}
@@ -154,15 +133,15 @@ func (r *poolReconciler) sync(ctx context.Context, e *poolEntry, key poolKey, ob
 	if c, ok := kube.FindMeta(st.Conditions, cacheready.Type); ok {
 		observed.Stored = &c
 	}
-	if err := r.apply(ctx, e, key, obj, observed); err != nil {
+	if err := r.applyLocked(ctx, e, key, obj, observed); err != nil {
 		return nil, err
 	}
-	if !e.ready() {
+	if !e.readyLocked() {
 		return nil, nil
 	}
-	e.resyncDue(r.now())
+	e.resyncDueLocked(r.now())
 	upd := obj.DeepCopyObject().(v1alpha1.Pool)
-	writeCounts(upd.PoolStatus(), e, obj.GetGeneration(), r.now())
+	writeCountsLocked(upd.PoolStatus(), e, obj.GetGeneration(), r.now())
 	if reflect.DeepEqual(upd.PoolStatus(), obj.PoolStatus()) {
 		return nil, nil
 	}
@@ -175,10 +154,10 @@ func specOf(obj v1alpha1.Pool) ipam.Spec {
 	return s
 }
 
-// apply steps e's machine with ev and carries out its decisions
+// applyLocked steps e's machine with ev and carries out its decisions
 // (cacheready.Driver), feeding the outcome of a build back into the
 // machine. obj is updated in place with every write.
-func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, key poolKey, obj v1alpha1.Pool, ev cacheready.Event) error {
+func (r *poolReconciler) applyLocked(ctx context.Context, e *poolEntry, key poolKey, obj v1alpha1.Pool, ev cacheready.Event) error {
 	d := cacheready.Driver[*poolEntry]{
 		Publish: func(c conditions.Condition, epoch string, built *poolEntry, fresh bool) error {
 			upd := obj.DeepCopyObject().(v1alpha1.Pool)
@@ -186,7 +165,7 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, key poolKey, o
 			st.Conditions, _ = kube.SetMeta(st.Conditions, c, r.now())
 			st.CacheEpoch = epoch
 			if fresh {
-				writeCounts(st, built, obj.GetGeneration(), r.now())
+				writeCountsLocked(st, built, obj.GetGeneration(), r.now())
 			}
 			if err := r.client.Status().Update(ctx, upd); err != nil {
 				return err
@@ -199,12 +178,12 @@ func (r *poolReconciler) apply(ctx context.Context, e *poolEntry, key poolKey, o
 			// Creates in flight keep their addresses in the new pool.
 			for owner, a := range e.pending {
 				built.pending[owner] = a
-				_ = built.pool.AllocateAddr(a, owner)
+				_ = built.ipamPool.AllocateAddr(a, owner)
 			}
-			e.pool, e.spec, e.gen, e.objects, e.pending = built.pool, built.spec, built.gen, built.objects, built.pending
+			e.ipamPool, e.spec, e.gen, e.objects, e.pending = built.ipamPool, built.spec, built.gen, built.objects, built.pending
 			e.outOfRange, e.resynced = built.outOfRange, r.now()
 		},
-		Drop: func() { e.pool, e.objects = nil, nil },
+		Drop: e.dropLocked,
 	}
 	var err error
 	e.machine, err = d.Run(e.machine, ev)
@@ -239,67 +218,6 @@ func (r *poolReconciler) build(ctx context.Context, key poolKey, obj v1alpha1.Po
 	return built, nil
 }
 
-// restoreEntry restores a pool of spec from its IPAddresses with
-// ipam.Restore. It returns the IPAddresses the pool does not hold (out of
-// range, an address held twice, an address that does not parse) as text.
-func restoreEntry(spec ipam.Spec, items []ipamv1.IPAddress) (*poolEntry, []string, error) {
-	snap := ipam.Snapshot{Spec: spec, Allocations: make([]ipam.Allocation, 0, len(items))}
-	objects := make(map[string]netip.Addr, len(items))
-	var unparsed []string
-	for i := range items {
-		ip := &items[i]
-		owner := ip.Namespace + "/" + ip.Name
-		a, err := ipam.ParseAddr(ip.Spec.Address)
-		if err != nil {
-			unparsed = append(unparsed, fmt.Sprintf("%s: address %q: %v", owner, ip.Spec.Address, err))
-			continue
-		}
-		objects[owner] = a
-		snap.Allocations = append(snap.Allocations, ipam.Allocation{Addr: a, Owner: owner})
-	}
-	pool, problems, err := ipam.Restore(snap)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := 0
-	for _, a := range objects {
-		if pool.Check(a) != nil {
-			out++
-		}
-	}
-	return &poolEntry{pool: pool, spec: spec, objects: objects, outOfRange: out, pending: map[string]netip.Addr{}},
-		append(unparsed, problemTexts(problems)...), nil
-}
-
-// problemTexts returns the problems as text, each naming the IPAddress.
-func problemTexts(ps []ipam.Problem) []string {
-	out := make([]string, 0, len(ps))
-	for _, p := range ps {
-		out = append(out, p.Error())
-	}
-	return out
-}
-
-// writeCounts writes e's counts into st, and AddressesValid as they say.
-func writeCounts(st *v1alpha1.PoolStatus, e *poolEntry, generation int64, now time.Time) {
-	total, used, free, out, notHeld := e.counts()
-	st.Addresses = &v1alpha1.PoolStatusAddresses{Total: clampInt(total), Used: clampInt(used), Free: clampInt(free), OutOfRange: clampInt(out)}
-	cond := conditions.Condition{Type: AddressesValidType, Status: conditions.ConditionTrue, Reason: ReasonAddressesValid,
-		ObservedGeneration: generation, Message: "every IPAddress of the pool is held by it"}
-	if notHeld > 0 {
-		cond.Status, cond.Reason = conditions.ConditionFalse, ReasonAddressesInvalid
-		cond.Message = fmt.Sprintf("%d IPAddresses are kept but not held by the pool: %d out of range, the others hold an address another IPAddress holds too", notHeld, out)
-	}
-	st.Conditions, _ = kube.SetMeta(st.Conditions, cond, now)
-}
-
-func clampInt(v uint64) int {
-	if v > math.MaxInt {
-		return math.MaxInt
-	}
-	return int(v)
-}
-
 // setPool copies src into dst (both of one kind).
 func setPool(dst, src v1alpha1.Pool) {
 	switch d := dst.(type) {
@@ -313,33 +231,4 @@ func setPool(dst, src v1alpha1.Pool) {
 func hasKey(m map[string]string, k string) bool {
 	_, ok := m[k]
 	return ok
-}
-
-// poolOf returns the pool an IPAddress names, or the zero key when it
-// names no pool of this provider.
-func poolOf(ip *ipamv1.IPAddress) poolKey {
-	ref := ip.Spec.PoolRef
-	if ref.APIGroup != v1alpha1.GroupVersion.Group {
-		return poolKey{}
-	}
-	switch ref.Kind {
-	case v1alpha1.PoolKind:
-		return poolKey{Kind: ref.Kind, Namespace: ip.Namespace, Name: ref.Name}
-	case v1alpha1.GlobalPoolKind:
-		return poolKey{Kind: ref.Kind, Name: ref.Name}
-	}
-	return poolKey{}
-}
-
-// indexValue is the value of addressPoolIndex and claimPoolIndex.
-func indexValue(kind, name string) string { return kind + "/" + name }
-
-// name returns key as a NamespacedName.
-func (k poolKey) name() types.NamespacedName {
-	return types.NamespacedName{Namespace: k.Namespace, Name: k.Name}
-}
-
-// String returns "Kind namespace/name" or "Kind name".
-func (k poolKey) String() string {
-	return strings.TrimSpace(k.Kind + " " + k.name().String())
 }

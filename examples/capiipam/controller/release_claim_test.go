@@ -17,6 +17,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/internal/capiipamtest"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
@@ -26,21 +27,21 @@ import (
 // Cluster is unpaused. The IPAddress carries the Cluster's name (the
 // claim's spec.clusterName) in its cluster-name label: the claim is gone.
 func TestReleaseClusterPaused(t *testing.T) {
-	cfg := apiServer(t)
-	c := kubetest.NewClient(t, cfg, scheme)
+	cfg := capiipamtest.APIServer(t)
+	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ctx := context.Background()
 	ns := kubetest.CreateNamespace(t, c, "releasepaused")
-	startManager(t, cfg, ns, "epoch-releasepaused", nil)
-	cluster := &clusterv1.Cluster{ObjectMeta: metaOf(ns, "workload"), Spec: clusterv1.ClusterSpec{Paused: ptr.To(false)}}
-	claim := newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "net"))
+	capiipamtest.StartManager(t, cfg, ns, "epoch-releasepaused", nil)
+	cluster := &clusterv1.Cluster{ObjectMeta: capiipamtest.MetaOf(ns, "workload"), Spec: clusterv1.ClusterSpec{Paused: ptr.To(false)}}
+	claim := capiipamtest.NewClaim(ns, "m", capiipamtest.PoolRef(v1alpha1.PoolKind, "net"))
 	claim.Spec.ClusterName = cluster.Name
-	create(t, c, cluster, newPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.6.0.1-10.6.0.4"}, Prefix: 24}), claim)
-	ip := waitAddress(t, c, ns, "m")
+	capiipamtest.Create(t, c, cluster, capiipamtest.NewPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.6.0.1-10.6.0.4"}, Prefix: 24}), claim)
+	ip := capiipamtest.WaitAddress(t, c, ns, "m")
 	if got := ip.Labels[controller.ClusterNameLabel]; got != cluster.Name {
 		t.Errorf("IPAddress cluster-name label %q, want %q", got, cluster.Name)
 	}
 
-	get(t, c, cluster)
+	capiipamtest.Get(t, c, cluster)
 	cluster.Spec.Paused = ptr.To(true)
 	if err := c.Update(ctx, cluster); err != nil {
 		t.Fatal(err)
@@ -49,12 +50,12 @@ func TestReleaseClusterPaused(t *testing.T) {
 		t.Fatal(err)
 	}
 	kubetest.Eventually(t, 10*time.Second, "IPAddress deleted, kept by its finalizer", func() (bool, string) {
-		return get(t, c, ip) && !ip.DeletionTimestamp.IsZero(), fmt.Sprintf("deletionTimestamp %v", ip.DeletionTimestamp)
+		return capiipamtest.Get(t, c, ip) && !ip.DeletionTimestamp.IsZero(), fmt.Sprintf("deletionTimestamp %v", ip.DeletionTimestamp)
 	})
-	never(t, 2*time.Second, "released while the Cluster is paused", func() (bool, string) {
-		return !get(t, c, ip.DeepCopy()) || len(locksOf(t, c, ns)) == 0, "IPAddress or lock gone"
+	capiipamtest.Never(t, 2*time.Second, "released while the Cluster is paused", func() (bool, string) {
+		return !capiipamtest.Get(t, c, ip.DeepCopy()) || len(locksOf(t, c, ns)) == 0, "IPAddress or lock gone"
 	})
-	get(t, c, cluster)
+	capiipamtest.Get(t, c, cluster)
 	cluster.Spec.Paused = ptr.To(false)
 	if err := c.Update(ctx, cluster); err != nil {
 		t.Fatal(err)
@@ -67,25 +68,25 @@ func TestReleaseClusterPaused(t *testing.T) {
 // waits (Ready=False, AllocationFailed, saying why) until that IPAddress
 // is released, then gets an IPAddress of its own, owned by it.
 func TestReleaseRecreatedClaim(t *testing.T) {
-	cfg := apiServer(t)
-	c := kubetest.NewClient(t, cfg, scheme)
+	cfg := capiipamtest.APIServer(t)
+	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ctx := context.Background()
 	ns := kubetest.CreateNamespace(t, c, "recreated")
-	startManager(t, cfg, ns, "epoch-recreated", nil)
-	create(t, c, newPool(ns, "net", v1alpha1.PoolSpec{
+	capiipamtest.StartManager(t, cfg, ns, "epoch-recreated", nil)
+	capiipamtest.Create(t, c, capiipamtest.NewPool(ns, "net", v1alpha1.PoolSpec{
 		Addresses: []string{"10.7.0.1-10.7.0.4"}, Prefix: 24, AddressReuseGracePeriodSeconds: ptr.To(int32(3)),
-	}), newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "net")))
-	first := waitAddress(t, c, ns, "m")
-	if err := c.Delete(ctx, &ipamv1.IPAddressClaim{ObjectMeta: metaOf(ns, "m")}); err != nil {
+	}), capiipamtest.NewClaim(ns, "m", capiipamtest.PoolRef(v1alpha1.PoolKind, "net")))
+	first := capiipamtest.WaitAddress(t, c, ns, "m")
+	if err := c.Delete(ctx, &ipamv1.IPAddressClaim{ObjectMeta: capiipamtest.MetaOf(ns, "m")}); err != nil {
 		t.Fatal(err)
 	}
-	again := newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "net"))
-	create(t, c, again)
-	cond := waitReason(t, c, ns, "m", controller.ReasonAllocationFailed)
+	again := capiipamtest.NewClaim(ns, "m", capiipamtest.PoolRef(v1alpha1.PoolKind, "net"))
+	capiipamtest.Create(t, c, again)
+	cond := capiipamtest.WaitReason(t, c, ns, "m", controller.ReasonAllocationFailed)
 	if !strings.Contains(cond.Message, "of an earlier claim of this name is being released") {
 		t.Errorf("Ready message %q", cond.Message)
 	}
-	ip := waitAddress(t, c, ns, "m")
+	ip := capiipamtest.WaitAddress(t, c, ns, "m")
 	if ip.UID == first.UID {
 		t.Fatalf("the new claim was given the first claim's IPAddress %s", ip.UID)
 	}
@@ -102,28 +103,28 @@ func TestReleaseRecreatedClaim(t *testing.T) {
 // IPAddress is gone: the claim's own reconcile releases it. Envtest runs
 // no garbage collector, so the test removes that finalizer afterwards.
 func TestReleaseForeground(t *testing.T) {
-	cfg := apiServer(t)
-	c := kubetest.NewClient(t, cfg, scheme)
+	cfg := capiipamtest.APIServer(t)
+	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ctx := context.Background()
 	ns := kubetest.CreateNamespace(t, c, "foreground")
-	startManager(t, cfg, ns, "epoch-foreground", nil)
-	claim := newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "net"))
-	create(t, c, newPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.8.0.1-10.8.0.4"}, Prefix: 24}), claim)
-	waitAddress(t, c, ns, "m")
+	capiipamtest.StartManager(t, cfg, ns, "epoch-foreground", nil)
+	claim := capiipamtest.NewClaim(ns, "m", capiipamtest.PoolRef(v1alpha1.PoolKind, "net"))
+	capiipamtest.Create(t, c, capiipamtest.NewPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.8.0.1-10.8.0.4"}, Prefix: 24}), claim)
+	capiipamtest.WaitAddress(t, c, ns, "m")
 	if err := c.Delete(ctx, claim, client.PropagationPolicy(metav1.DeletePropagationForeground)); err != nil {
 		t.Fatal(err)
 	}
-	if !get(t, c, claim) || claim.DeletionTimestamp.IsZero() {
+	if !capiipamtest.Get(t, c, claim) || claim.DeletionTimestamp.IsZero() {
 		t.Fatalf("claim after a foreground delete: %+v, want it kept, being deleted", claim.ObjectMeta)
 	}
 	waitReleased(t, c, ns, nil, "m")
-	get(t, c, claim)
+	capiipamtest.Get(t, c, claim)
 	claim.Finalizers = nil
 	if err := c.Update(ctx, claim); err != nil {
 		t.Fatal(err)
 	}
-	create(t, c, newClaim(ns, "next", poolRef(v1alpha1.PoolKind, "net")))
-	if got := waitAddress(t, c, ns, "next").Spec.Address; got != "10.8.0.1" {
+	capiipamtest.Create(t, c, capiipamtest.NewClaim(ns, "next", capiipamtest.PoolRef(v1alpha1.PoolKind, "net")))
+	if got := capiipamtest.WaitAddress(t, c, ns, "next").Spec.Address; got != "10.8.0.1" {
 		t.Errorf("next claim got %s, want the freed 10.8.0.1", got)
 	}
 }
@@ -136,8 +137,8 @@ func TestReleaseForeground(t *testing.T) {
 // second claim's Ready goes False while the first's IPAddress is released,
 // then True with its own, and never True before.
 func TestRecreatedMidReconcile(t *testing.T) {
-	cfg := apiServer(t)
-	c := kubetest.NewClient(t, cfg, scheme)
+	cfg := capiipamtest.APIServer(t)
+	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ctx := context.Background()
 	ns := kubetest.CreateNamespace(t, c, "midreconcile")
 	w, err := c.Watch(ctx, &ipamv1.IPAddressClaimList{}, client.InNamespace(ns))
@@ -158,7 +159,7 @@ func TestRecreatedMidReconcile(t *testing.T) {
 			if !ok || cl.Name != "m" {
 				continue
 			}
-			cond, ok := readyCondition(cl)
+			cond, ok := capiipamtest.ReadyCondition(cl)
 			if !ok {
 				continue
 			}
@@ -182,18 +183,18 @@ func TestRecreatedMidReconcile(t *testing.T) {
 		if ip, ok := obj.(*ipamv1.IPAddress); ok && err == nil && ip.Namespace == ns && ip.Name == "m" {
 			once.Do(func() {
 				defer close(hooked)
-				if hookErr = c.Delete(ctx, &ipamv1.IPAddressClaim{ObjectMeta: metaOf(ns, "m")}); hookErr != nil {
+				if hookErr = c.Delete(ctx, &ipamv1.IPAddressClaim{ObjectMeta: capiipamtest.MetaOf(ns, "m")}); hookErr != nil {
 					return
 				}
-				second = newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "net"))
+				second = capiipamtest.NewClaim(ns, "m", capiipamtest.PoolRef(v1alpha1.PoolKind, "net"))
 				hookErr = c.Create(ctx, second)
 			})
 		}
 	}
-	startManagerHooked(t, cfg, ns, "epoch-midreconcile", nil, 16, hook)
-	create(t, c, newPool(ns, "net", v1alpha1.PoolSpec{
+	capiipamtest.StartManagerHooked(t, cfg, ns, "epoch-midreconcile", nil, 16, hook)
+	capiipamtest.Create(t, c, capiipamtest.NewPool(ns, "net", v1alpha1.PoolSpec{
 		Addresses: []string{"10.7.1.1-10.7.1.4"}, Prefix: 24, AddressReuseGracePeriodSeconds: ptr.To(int32(3)),
-	}), newClaim(ns, "m", poolRef(v1alpha1.PoolKind, "net")))
+	}), capiipamtest.NewClaim(ns, "m", capiipamtest.PoolRef(v1alpha1.PoolKind, "net")))
 	select {
 	case <-hooked:
 	case <-time.After(20 * time.Second):
@@ -202,7 +203,7 @@ func TestRecreatedMidReconcile(t *testing.T) {
 	if hookErr != nil {
 		t.Fatalf("delete and make again the claim after its IPAddress's create: %v", hookErr)
 	}
-	ip := waitAddress(t, c, ns, "m")
+	ip := capiipamtest.WaitAddress(t, c, ns, "m")
 	if ref := metav1.GetControllerOf(ip); ref == nil || ref.UID != second.UID {
 		t.Fatalf("IPAddress controller owner %+v, want the second claim %s", ref, second.UID)
 	}
@@ -219,5 +220,5 @@ func TestRecreatedMidReconcile(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("the second claim's Ready went through %v, want %v", got, want)
 	}
-	checkUnique(t, c, ns)
+	capiipamtest.CheckUnique(t, c, ns)
 }

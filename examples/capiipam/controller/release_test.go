@@ -14,6 +14,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/internal/capiipamtest"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
@@ -41,8 +42,8 @@ func waitReleased(t testing.TB, c client.Client, ns string, locks []string, name
 	t.Helper()
 	kubetest.Eventually(t, 20*time.Second, fmt.Sprintf("IPAddresses %v and their locks gone", names), func() (bool, string) {
 		for _, n := range names {
-			ip := &ipamv1.IPAddress{ObjectMeta: metaOf(ns, n)}
-			if get(t, c, ip) {
+			ip := &ipamv1.IPAddress{ObjectMeta: capiipamtest.MetaOf(ns, n)}
+			if capiipamtest.Get(t, c, ip) {
 				return false, fmt.Sprintf("IPAddress %s: deletionTimestamp %v, finalizers %v", n, ip.DeletionTimestamp, ip.Finalizers)
 			}
 		}
@@ -57,14 +58,14 @@ func waitReleased(t testing.TB, c client.Client, ns string, locks []string, name
 // lock go, then the finalizer and the claim, and the address is free
 // again.
 func TestReleaseOldClaimFinalizer(t *testing.T) {
-	cfg := apiServer(t)
-	c := kubetest.NewClient(t, cfg, scheme)
+	cfg := capiipamtest.APIServer(t)
+	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ns := kubetest.CreateNamespace(t, c, "oldfinalizer")
-	startManager(t, cfg, ns, "epoch-oldfinalizer", nil)
-	claim := newClaim(ns, "old", poolRef(v1alpha1.PoolKind, "net"))
+	capiipamtest.StartManager(t, cfg, ns, "epoch-oldfinalizer", nil)
+	claim := capiipamtest.NewClaim(ns, "old", capiipamtest.PoolRef(v1alpha1.PoolKind, "net"))
 	claim.Finalizers = []string{controller.ClaimFinalizer}
-	create(t, c, newPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.3.0.0/24"}, Prefix: 24}), claim)
-	ip := waitAddress(t, c, ns, "old")
+	capiipamtest.Create(t, c, capiipamtest.NewPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.3.0.0/24"}, Prefix: 24}), claim)
+	ip := capiipamtest.WaitAddress(t, c, ns, "old")
 	if got, want := locksOf(t, c, ns), []string{ip.Spec.Address + " old"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("locks %q, want %q", got, want)
 	}
@@ -74,10 +75,10 @@ func TestReleaseOldClaimFinalizer(t *testing.T) {
 	waitReleased(t, c, ns, nil, "old")
 	kubetest.Eventually(t, 10*time.Second, "claim gone", func() (bool, string) {
 		cl := claim.DeepCopy()
-		return !get(t, c, cl), fmt.Sprintf("finalizers %v", cl.Finalizers)
+		return !capiipamtest.Get(t, c, cl), fmt.Sprintf("finalizers %v", cl.Finalizers)
 	})
-	create(t, c, newClaim(ns, "next", poolRef(v1alpha1.PoolKind, "net")))
-	if got := waitAddress(t, c, ns, "next").Spec.Address; got != ip.Spec.Address {
+	capiipamtest.Create(t, c, capiipamtest.NewClaim(ns, "next", capiipamtest.PoolRef(v1alpha1.PoolKind, "net")))
+	if got := capiipamtest.WaitAddress(t, c, ns, "next").Spec.Address; got != ip.Spec.Address {
 		t.Errorf("next claim got %s, want the freed %s", got, ip.Spec.Address)
 	}
 }
@@ -89,51 +90,51 @@ func TestReleaseOldClaimFinalizer(t *testing.T) {
 // has released them, then hands their addresses out again; the claim that
 // stays keeps its address and is not written to.
 func TestReleaseWhileDown(t *testing.T) {
-	cfg := apiServer(t)
-	c := kubetest.NewClient(t, cfg, scheme)
+	cfg := capiipamtest.APIServer(t)
+	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ctx := context.Background()
 	ns := kubetest.CreateNamespace(t, c, "down")
-	m := startManager(t, cfg, ns, "epoch-down-1", nil)
-	create(t, c, newPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.4.0.1-10.4.0.3"}, Prefix: 24}))
+	m := capiipamtest.StartManager(t, cfg, ns, "epoch-down-1", nil)
+	capiipamtest.Create(t, c, capiipamtest.NewPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.4.0.1-10.4.0.3"}, Prefix: 24}))
 	for i, n := range []string{"collected", "left", "keep"} {
-		create(t, c, newClaim(ns, n, poolRef(v1alpha1.PoolKind, "net")))
-		if got, want := waitAddress(t, c, ns, n).Spec.Address, fmt.Sprintf("10.4.0.%d", i+1); got != want {
+		capiipamtest.Create(t, c, capiipamtest.NewClaim(ns, n, capiipamtest.PoolRef(v1alpha1.PoolKind, "net")))
+		if got, want := capiipamtest.WaitAddress(t, c, ns, n).Spec.Address, fmt.Sprintf("10.4.0.%d", i+1); got != want {
 			t.Fatalf("%s got %s, want %s", n, got, want)
 		}
 	}
-	m.stop()
-	keep := &ipamv1.IPAddressClaim{ObjectMeta: metaOf(ns, "keep")}
-	get(t, c, keep)
+	m.Stop()
+	keep := &ipamv1.IPAddressClaim{ObjectMeta: capiipamtest.MetaOf(ns, "keep")}
+	capiipamtest.Get(t, c, keep)
 	for _, n := range []string{"collected", "left"} {
-		if err := c.Delete(ctx, &ipamv1.IPAddressClaim{ObjectMeta: metaOf(ns, n)}); err != nil {
+		if err := c.Delete(ctx, &ipamv1.IPAddressClaim{ObjectMeta: capiipamtest.MetaOf(ns, n)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	collected := &ipamv1.IPAddress{ObjectMeta: metaOf(ns, "collected")}
+	collected := &ipamv1.IPAddress{ObjectMeta: capiipamtest.MetaOf(ns, "collected")}
 	if err := c.Delete(ctx, collected); err != nil {
 		t.Fatal(err)
 	}
-	if !get(t, c, collected) || collected.DeletionTimestamp.IsZero() {
+	if !capiipamtest.Get(t, c, collected) || collected.DeletionTimestamp.IsZero() {
 		t.Fatalf("IPAddress collected: want it kept by its finalizer, being deleted; got %+v", collected.ObjectMeta)
 	}
 
-	startManager(t, cfg, ns, "epoch-down-2", nil)
+	capiipamtest.StartManager(t, cfg, ns, "epoch-down-2", nil)
 	waitReleased(t, c, ns, []string{"10.4.0.3 keep"}, "collected", "left")
 	got := map[string]bool{}
 	for _, n := range []string{"new-0", "new-1"} {
-		create(t, c, newClaim(ns, n, poolRef(v1alpha1.PoolKind, "net")))
+		capiipamtest.Create(t, c, capiipamtest.NewClaim(ns, n, capiipamtest.PoolRef(v1alpha1.PoolKind, "net")))
 	}
 	for _, n := range []string{"new-0", "new-1"} {
-		got[waitAddress(t, c, ns, n).Spec.Address] = true
+		got[capiipamtest.WaitAddress(t, c, ns, n).Spec.Address] = true
 	}
 	if !got["10.4.0.1"] || !got["10.4.0.2"] {
 		t.Errorf("new claims got %v, want the freed 10.4.0.1 and 10.4.0.2", got)
 	}
 	rv := keep.ResourceVersion
-	if get(t, c, keep); keep.ResourceVersion != rv {
+	if capiipamtest.Get(t, c, keep); keep.ResourceVersion != rv {
 		t.Errorf("the bound claim keep was written to (resourceVersion %s, was %s)", keep.ResourceVersion, rv)
 	}
-	checkUnique(t, c, ns)
+	capiipamtest.CheckUnique(t, c, ns)
 }
 
 // TestReleaseClaimDeletedMidCreate: a claim deleted between its address's
@@ -141,8 +142,8 @@ func TestReleaseWhileDown(t *testing.T) {
 // is gone); it is deleted and released, its lock deleted, and the address
 // handed out again.
 func TestReleaseClaimDeletedMidCreate(t *testing.T) {
-	cfg := apiServer(t)
-	c := kubetest.NewClient(t, cfg, scheme)
+	cfg := capiipamtest.APIServer(t)
+	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ctx := context.Background()
 	ns := kubetest.CreateNamespace(t, c, "midcreate")
 	var once sync.Once
@@ -155,7 +156,7 @@ func TestReleaseClaimDeletedMidCreate(t *testing.T) {
 		switch o := obj.(type) {
 		case *v1alpha1.VMNetIPAddressLock:
 			if o.Spec.HolderNamespace == ns && o.Spec.HolderName == "doomed" {
-				once.Do(func() { deleted = c.Delete(ctx, &ipamv1.IPAddressClaim{ObjectMeta: metaOf(ns, "doomed")}) })
+				once.Do(func() { deleted = c.Delete(ctx, &ipamv1.IPAddressClaim{ObjectMeta: capiipamtest.MetaOf(ns, "doomed")}) })
 			}
 		case *ipamv1.IPAddress:
 			if o.Namespace == ns && o.Name == "doomed" {
@@ -163,9 +164,9 @@ func TestReleaseClaimDeletedMidCreate(t *testing.T) {
 			}
 		}
 	}
-	startManagerHooked(t, cfg, ns, "epoch-midcreate", nil, 16, hook)
-	create(t, c, newPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.5.0.1-10.5.0.4"}, Prefix: 24}),
-		newClaim(ns, "doomed", poolRef(v1alpha1.PoolKind, "net")))
+	capiipamtest.StartManagerHooked(t, cfg, ns, "epoch-midcreate", nil, 16, hook)
+	capiipamtest.Create(t, c, capiipamtest.NewPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.5.0.1-10.5.0.4"}, Prefix: 24}),
+		capiipamtest.NewClaim(ns, "doomed", capiipamtest.PoolRef(v1alpha1.PoolKind, "net")))
 	kubetest.Eventually(t, 20*time.Second, "the doomed claim's IPAddress created after its deletion", func() (bool, string) {
 		return created.Load(), "not created"
 	})
@@ -174,8 +175,8 @@ func TestReleaseClaimDeletedMidCreate(t *testing.T) {
 		t.Fatalf("delete the claim between its lock and its IPAddress: %v", deleted)
 	}
 	waitReleased(t, c, ns, nil, "doomed")
-	create(t, c, newClaim(ns, "next", poolRef(v1alpha1.PoolKind, "net")))
-	if got := waitAddress(t, c, ns, "next").Spec.Address; got != "10.5.0.1" {
+	capiipamtest.Create(t, c, capiipamtest.NewClaim(ns, "next", capiipamtest.PoolRef(v1alpha1.PoolKind, "net")))
+	if got := capiipamtest.WaitAddress(t, c, ns, "next").Spec.Address; got != "10.5.0.1" {
 		t.Errorf("next claim got %s, want the freed 10.5.0.1", got)
 	}
 }

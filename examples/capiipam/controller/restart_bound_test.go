@@ -1,16 +1,14 @@
 package controller_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/internal/capiipamtest"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
@@ -24,35 +22,35 @@ import (
 // served once the pools are ready again.
 func TestRestartKeepsBoundClaims(t *testing.T) {
 	const n = 2000
-	cfg := apiServer(t)
-	c := kubetest.NewClient(t, cfg, scheme)
+	cfg := capiipamtest.APIServer(t)
+	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ns := kubetest.CreateNamespace(t, c, "bound")
-	s := newClaimSet(t, c, ns, n)
-	first := startManager(t, cfg, ns, "epoch-bound-1", nil)
-	s.createAll(t, c, 0, n)
-	s.waitSettled(t, c, 10*time.Minute)
-	before := versions(t, c, ns)
+	s := capiipamtest.NewClaimSet(t, c, ns, n)
+	first := capiipamtest.StartManager(t, cfg, ns, "epoch-bound-1", nil)
+	s.CreateAll(t, c, 0, n)
+	s.WaitSettled(t, c, 10*time.Minute)
+	before := capiipamtest.Versions(t, c, ns)
 
 	// served waits until both pools publish CacheReady True for epoch, and a
 	// new claim (which needs an address) is bound.
 	served := func(epoch, claim string) {
 		t.Helper()
 		kubetest.Eventually(t, 2*time.Minute, "pools ready for "+epoch, func() (bool, string) {
-			for _, p := range []v1alpha1.Pool{&v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: s.globalPool}}} {
-				get(t, c, p)
+			for _, p := range []v1alpha1.Pool{&v1alpha1.VMNetIPPool{ObjectMeta: capiipamtest.MetaOf(ns, "v4")}, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: s.GlobalPool}}} {
+				capiipamtest.Get(t, c, p)
 				st := p.PoolStatus()
-				if st.CacheEpoch != epoch || !hasCondition(st.Conditions, "CacheReady", metav1.ConditionTrue) {
-					return false, fmt.Sprintf("%s: %s", p.GetName(), statusText(*st))
+				if st.CacheEpoch != epoch || !capiipamtest.HasCondition(st.Conditions, "CacheReady", metav1.ConditionTrue) {
+					return false, fmt.Sprintf("%s: %s", p.GetName(), capiipamtest.StatusText(*st))
 				}
 			}
 			return true, ""
 		})
-		create(t, c, newClaim(ns, claim, poolRef(v1alpha1.PoolKind, "v4")))
-		waitAddress(t, c, ns, claim)
+		capiipamtest.Create(t, c, capiipamtest.NewClaim(ns, claim, capiipamtest.PoolRef(v1alpha1.PoolKind, "v4")))
+		capiipamtest.WaitAddress(t, c, ns, claim)
 	}
 	touched := func(stage string) {
 		t.Helper()
-		after := versions(t, c, ns)
+		after := capiipamtest.Versions(t, c, ns)
 		var changed []string
 		for name, rv := range before {
 			if after[name] != rv {
@@ -64,35 +62,21 @@ func TestRestartKeepsBoundClaims(t *testing.T) {
 		}
 	}
 
-	first.stop()
-	startManager(t, cfg, ns, "epoch-bound-2", nil)
+	first.Stop()
+	capiipamtest.StartManager(t, cfg, ns, "epoch-bound-2", nil)
 	served("epoch-bound-2", "new-after-restart")
 	touched("restart")
 
 	// A second manager beside the running one: it rebuilds its own copy
 	// while the first keeps serving.
-	third := startManager(t, cfg, ns, "epoch-bound-3", nil)
+	third := capiipamtest.StartManager(t, cfg, ns, "epoch-bound-3", nil)
 	kubetest.Eventually(t, 2*time.Minute, "the second manager's pools", func() (bool, string) {
-		p := &v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}
-		get(t, c, p)
-		return p.Status.CacheEpoch == "epoch-bound-3", statusText(p.Status)
+		p := &v1alpha1.VMNetIPPool{ObjectMeta: capiipamtest.MetaOf(ns, "v4")}
+		capiipamtest.Get(t, c, p)
+		return p.Status.CacheEpoch == "epoch-bound-3", capiipamtest.StatusText(p.Status)
 	})
-	create(t, c, newClaim(ns, "new-beside", poolRef(v1alpha1.PoolKind, "v4")))
-	waitAddress(t, c, ns, "new-beside")
-	third.stop()
+	capiipamtest.Create(t, c, capiipamtest.NewClaim(ns, "new-beside", capiipamtest.PoolRef(v1alpha1.PoolKind, "v4")))
+	capiipamtest.WaitAddress(t, c, ns, "new-beside")
+	third.Stop()
 	touched("second manager")
-}
-
-// versions returns the resourceVersion of every claim in ns by name.
-func versions(t testing.TB, c client.Client, ns string) map[string]string {
-	t.Helper()
-	var list ipamv1.IPAddressClaimList
-	if err := c.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
-		t.Fatal(err)
-	}
-	out := make(map[string]string, len(list.Items))
-	for _, cl := range list.Items {
-		out[cl.Name] = cl.ResourceVersion
-	}
-	return out
 }

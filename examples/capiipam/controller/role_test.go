@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/internal/capiipamtest"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
@@ -21,8 +22,8 @@ import (
 // (config/rbac/role.yaml), through a namespaced and a global pool and a
 // claim's deletion, so the role holds every permission the reconcilers use.
 func TestRole(t *testing.T) {
-	cfg := apiServer(t)
-	c := kubetest.NewClient(t, cfg, scheme)
+	cfg := capiipamtest.APIServer(t)
+	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ctx := context.Background()
 	ns := kubetest.CreateNamespace(t, c, "role")
 	data, err := os.ReadFile(filepath.Join("..", "config", "rbac", "role.yaml"))
@@ -35,27 +36,27 @@ func TestRole(t *testing.T) {
 	}
 	role.Name = ns // cluster-scoped: one per run
 	user := "capiipam-" + ns
-	create(t, c, role, &rbacv1.ClusterRoleBinding{
+	capiipamtest.Create(t, c, role, &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: ns},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
 	})
 	restricted := rest.CopyConfig(cfg)
 	restricted.Impersonate = rest.ImpersonationConfig{UserName: user}
-	startManager(t, restricted, ns, "epoch-role", nil)
+	capiipamtest.StartManager(t, restricted, ns, "epoch-role", nil)
 
 	global := &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: ns}, Spec: v1alpha1.PoolSpec{Addresses: []string{"fd00:7::/120"}, Prefix: 120}}
-	create(t, c, global,
-		newPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.7.0.0/24"}, Prefix: 24}),
-		newClaim(ns, "v4", poolRef(v1alpha1.PoolKind, "net")),
-		newClaim(ns, "v6", poolRef(v1alpha1.GlobalPoolKind, global.Name)))
-	waitAddress(t, c, ns, "v4")
-	waitAddress(t, c, ns, "v6")
-	claim := &ipamv1.IPAddressClaim{ObjectMeta: metaOf(ns, "v4")}
+	capiipamtest.Create(t, c, global,
+		capiipamtest.NewPool(ns, "net", v1alpha1.PoolSpec{Addresses: []string{"10.7.0.0/24"}, Prefix: 24}),
+		capiipamtest.NewClaim(ns, "v4", capiipamtest.PoolRef(v1alpha1.PoolKind, "net")),
+		capiipamtest.NewClaim(ns, "v6", capiipamtest.PoolRef(v1alpha1.GlobalPoolKind, global.Name)))
+	capiipamtest.WaitAddress(t, c, ns, "v4")
+	capiipamtest.WaitAddress(t, c, ns, "v6")
+	claim := &ipamv1.IPAddressClaim{ObjectMeta: capiipamtest.MetaOf(ns, "v4")}
 	if err := c.Delete(ctx, claim); err != nil {
 		t.Fatal(err)
 	}
 	kubetest.Eventually(t, 15*time.Second, "claim and IPAddress gone", func() (bool, string) {
-		return !get(t, c, claim.DeepCopy()) && !get(t, c, &ipamv1.IPAddress{ObjectMeta: metaOf(ns, "v4")}), "still there"
+		return !capiipamtest.Get(t, c, claim.DeepCopy()) && !capiipamtest.Get(t, c, &ipamv1.IPAddress{ObjectMeta: capiipamtest.MetaOf(ns, "v4")}), "still there"
 	})
 }

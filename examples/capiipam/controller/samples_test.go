@@ -11,14 +11,15 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/internal/capiipamtest"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
 // TestSamples applies the README's sample pools and claim, and a claim of
 // the IPv6 global pool made from it, and checks the addresses they get.
 func TestSamples(t *testing.T) {
-	cfg := apiServer(t)
-	c := kubetest.NewClient(t, cfg, scheme)
+	cfg := capiipamtest.APIServer(t)
+	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ctx := context.Background()
 	ns := kubetest.CreateNamespace(t, c, "samples")
 	pool := &v1alpha1.VMNetIPPool{}
@@ -41,13 +42,13 @@ func TestSamples(t *testing.T) {
 			t.Fatalf("%s: %v", file, err)
 		}
 	}
-	claim6 := newClaim(ns, "machine-0-nic-1", poolRef(v1alpha1.GlobalPoolKind, global.Name))
-	create(t, c, claim6)
-	startManager(t, cfg, ns, "epoch-samples", nil)
-	if ip := waitAddress(t, c, ns, claim.Name); ip.Spec.Address != "10.10.0.10" || *ip.Spec.Prefix != 24 || ip.Spec.Gateway != "10.10.0.1" {
+	claim6 := capiipamtest.NewClaim(ns, "machine-0-nic-1", capiipamtest.PoolRef(v1alpha1.GlobalPoolKind, global.Name))
+	capiipamtest.Create(t, c, claim6)
+	capiipamtest.StartManager(t, cfg, ns, "epoch-samples", nil)
+	if ip := capiipamtest.WaitAddress(t, c, ns, claim.Name); ip.Spec.Address != "10.10.0.10" || *ip.Spec.Prefix != 24 || ip.Spec.Gateway != "10.10.0.1" {
 		t.Errorf("sample claim got %+v, want 10.10.0.10/24 via 10.10.0.1", ip.Spec)
 	}
-	if ip := waitAddress(t, c, ns, claim6.Name); ip.Spec.Address != "fd00:10::10" || *ip.Spec.Prefix != 64 {
+	if ip := capiipamtest.WaitAddress(t, c, ns, claim6.Name); ip.Spec.Address != "fd00:10::10" || *ip.Spec.Prefix != 64 {
 		t.Errorf("IPv6 claim got %+v, want fd00:10::10/64", ip.Spec)
 	}
 }

@@ -111,9 +111,11 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 		}
 	}
 
+	locks := &addressLocks{client: mgr.GetClient(), reader: mgr.GetAPIReader(), recorder: recorder, now: opts.Now}
+	release := &releaser{client: mgr.GetClient(), locks: locks, now: opts.Now}
 	claims := &claimReconciler{
 		client: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
-		cache: cache, recorder: recorder, now: opts.Now, waiting: opts.RetryWaiting,
+		cache: cache, locks: locks, release: release, now: opts.Now, waiting: opts.RetryWaiting,
 	}
 	ours := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		c, ok := o.(*ipamv1.IPAddressClaim)
@@ -139,7 +141,7 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 		Watches(&ipamv1.IPAddressClaim{}, handler.EnqueueRequestsFromMapFunc(addressOfClaim), builder.WithPredicates(claimDeleted)).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(addressesOfCluster(mgr.GetClient())), builder.WithPredicates(pausedChanged{})).
 		WithOptions(opts.ClaimController()).
-		Complete(&addressReconciler{claims: claims})
+		Complete(&addressReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), release: release})
 	if err != nil {
 		return "", fmt.Errorf("set up IPAddress controller: %w", err)
 	}
@@ -192,15 +194,8 @@ func (h addressEvents) seen(obj client.Object, exists bool, q queue) {
 		return
 	}
 	if a, err := ipam.ParseAddr(ip.Spec.Address); err == nil {
-		if e := h.cache.get(key); e != nil {
-			owner := ip.Namespace + "/" + ip.Name
-			e.mu.Lock()
-			if exists {
-				e.added(owner, a)
-			} else {
-				e.removed(owner, a)
-			}
-			e.mu.Unlock()
+		if e, _ := h.cache.Get(key); e != nil {
+			e.seen(ip.Namespace+"/"+ip.Name, a, exists)
 		}
 	}
 	q.AddAfter(reconcile.Request{NamespacedName: key.name()}, countsDelay)

@@ -1,4 +1,4 @@
-package controller_test
+package bench
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/controller"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/internal/capiipamtest"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
@@ -28,7 +28,7 @@ func plainAddress(ns, pool string, i int, a netip.Addr) *ipamv1.IPAddress {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("ip-%05d", i), Labels: map[string]string{controller.AddressLabel: a.String()}},
 		Spec: ipamv1.IPAddressSpec{
 			ClaimRef: ipamv1.IPAddressClaimReference{Name: fmt.Sprintf("ip-%05d", i)},
-			PoolRef:  poolRef(v1alpha1.PoolKind, pool),
+			PoolRef:  capiipamtest.PoolRef(v1alpha1.PoolKind, pool),
 			Address:  a.String(), Prefix: ptr.To(int32(16)),
 		},
 	}
@@ -58,8 +58,8 @@ func plainAddress(ns, pool string, i int, a netip.Addr) *ipamv1.IPAddress {
 // out. Run it with -benchtime 1x.
 func BenchmarkSettle(b *testing.B) {
 	const n, rounds = 1000, 3
-	cfg := apiServer(b)
-	c := kubetest.NewClient(b, cfg, scheme)
+	cfg := capiipamtest.APIServer(b)
+	c := kubetest.NewClient(b, cfg, capiipamtest.Scheme)
 	for range b.N {
 		ns := kubetest.CreateNamespace(b, c, "bench-create")
 		start := time.Now()
@@ -119,20 +119,20 @@ func requestsPerClaim(b *testing.B, cfg *rest.Config, before kubetest.APICalls, 
 // claims settled per second and the requests per claim.
 func floorRate(b *testing.B, cfg *rest.Config, c client.Client, n int) (float64, float64) {
 	ns := kubetest.CreateNamespace(b, c, "bench-floor")
-	fs := newClaimSet(b, c, ns, n)
-	pools := []client.Object{&v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: fs.globalPool}}}
-	get(b, c, pools[0])
-	get(b, c, pools[1])
-	answered := watchSettled(b, cfg, ns, n) // the provider rounds' watch, for the same load
+	fs := capiipamtest.NewClaimSet(b, c, ns, n)
+	pools := []client.Object{&v1alpha1.VMNetIPPool{ObjectMeta: capiipamtest.MetaOf(ns, "v4")}, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: fs.GlobalPool}}}
+	capiipamtest.Get(b, c, pools[0])
+	capiipamtest.Get(b, c, pools[1])
+	answered := capiipamtest.WatchSettled(b, cfg, ns, n) // the provider rounds' watch, for the same load
 	calls := kubetest.ReadAPICalls(b, cfg)
 	start := time.Now()
-	if err := kubetest.InParallel(n, 16, func(i int) error { return fs.answerPlainly(c, pools[i%2], i) }); err != nil {
+	if err := kubetest.InParallel(n, 16, func(i int) error { return answerPlainly(fs, c, pools[i%2], i) }); err != nil {
 		b.Fatal(err)
 	}
 	<-answered
 	rate := float64(n) / time.Since(start).Seconds()
 	reqs := requestsPerClaim(b, cfg, calls, n, "plain client")
-	if got := fs.settled(b, c); got != n {
+	if got := fs.Settled(b, c); got != n {
 		b.Fatalf("plain client: %d claims settled, want %d", got, n)
 	}
 	return rate, reqs
@@ -143,89 +143,27 @@ func floorRate(b *testing.B, cfg *rest.Config, c client.Client, n int) (float64,
 // the claims settled per second and the requests per claim.
 func settleRate(b *testing.B, cfg *rest.Config, c client.Client, n, workers int) (float64, float64) {
 	ns := kubetest.CreateNamespace(b, c, "bench-settle")
-	s := newClaimSet(b, c, ns, n)
-	m := startManagerN(b, cfg, ns, "epoch-bench-settle", nil, workers)
-	waitCacheReady(b, c, &v1alpha1.VMNetIPPool{ObjectMeta: metaOf(ns, "v4")}, m.epoch)
-	waitCacheReady(b, c, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: s.globalPool}}, m.epoch)
-	settled := watchSettled(b, cfg, ns, n)
+	s := capiipamtest.NewClaimSet(b, c, ns, n)
+	m := capiipamtest.StartManagerN(b, cfg, ns, "epoch-bench-settle", nil, workers)
+	capiipamtest.WaitCacheReady(b, c, &v1alpha1.VMNetIPPool{ObjectMeta: capiipamtest.MetaOf(ns, "v4")}, m.Epoch)
+	capiipamtest.WaitCacheReady(b, c, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: s.GlobalPool}}, m.Epoch)
+	settled := capiipamtest.WatchSettled(b, cfg, ns, n)
 	calls := kubetest.ReadAPICalls(b, cfg)
 	start := time.Now()
-	s.createAll(b, c, 0, n)
+	s.CreateAll(b, c, 0, n)
 	select {
 	case <-settled:
 	case <-time.After(15 * time.Minute):
-		b.Fatalf("%d of %d claims settled after 15m", s.settled(b, c), n)
+		b.Fatalf("%d of %d claims settled after 15m", s.Settled(b, c), n)
 	}
 	rate := float64(n) / time.Since(start).Seconds()
 	// The pools' counts follow within countsDelay of the last IPAddress
 	// event: counted too.
 	time.Sleep(2 * time.Second)
 	reqs := requestsPerClaim(b, cfg, calls, n, fmt.Sprintf("provider, %d claims reconciled at once", workers))
-	s.check(b, c)
-	m.stop()
+	s.Check(b, c)
+	m.Stop()
 	return rate, reqs
-}
-
-// watchLists counts the Lists of watchSettled, which TestAPICallsPerClaim
-// does not count as the provider's.
-var watchLists atomic.Int64
-
-// watchSettled returns a channel closed once n claims of ns have an
-// addressRef, as a watch shows them: the time is not rounded up to a poll,
-// and the API server does not list every claim again and again. A watch the
-// API server ends early is started again after a List (the only List it
-// makes), from the List's resourceVersion.
-func watchSettled(t testing.TB, cfg *rest.Config, ns string, n int) <-chan struct{} {
-	t.Helper()
-	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := c.Watch(context.Background(), &ipamv1.IPAddressClaimList{}, client.InNamespace(ns))
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		seen := map[string]bool{}
-		for {
-			for ev := range w.ResultChan() {
-				if claim, ok := ev.Object.(*ipamv1.IPAddressClaim); ok && claim.Status.AddressRef.Name != "" {
-					seen[claim.Name] = true
-				}
-				if len(seen) == n {
-					w.Stop()
-					close(done)
-					return
-				}
-			}
-			w.Stop()
-			var list ipamv1.IPAddressClaimList
-			for {
-				watchLists.Add(1)
-				if err = c.List(context.Background(), &list, client.InNamespace(ns)); err == nil {
-					break
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
-			for _, claim := range list.Items {
-				if claim.Status.AddressRef.Name != "" {
-					seen[claim.Name] = true
-				}
-			}
-			if len(seen) == n {
-				close(done)
-				return
-			}
-			for {
-				if w, err = c.Watch(context.Background(), &ipamv1.IPAddressClaimList{}, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: list.ResourceVersion}}); err == nil {
-					break
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
-		}
-	}()
-	return done
 }
 
 // answerPlainly creates the i-th claim and answers it as the contract
@@ -233,9 +171,9 @@ func watchSettled(t testing.TB, cfg *rest.Config, ns string, n int) <-chan struc
 // provider's object: both owners, address i of its pool), its
 // status. It is the physical limit of the contract: four writes, no read.
 // pool is the claim's pool as read.
-func (s claimSet) answerPlainly(c client.Client, pool client.Object, i int) error {
+func answerPlainly(s capiipamtest.ClaimSet, c client.Client, pool client.Object, i int) error {
 	ctx := context.Background()
-	claim := s.claim(i)
+	claim := s.Claim(i)
 	if err := c.Create(ctx, claim); err != nil {
 		return err
 	}
@@ -252,14 +190,14 @@ func (s claimSet) answerPlainly(c client.Client, pool client.Object, i int) erro
 	for range i/2 + 2 {
 		a = a.Next()
 	}
-	ip := plainAddress(s.ns, claim.Spec.PoolRef.Name, i, a)
+	ip := plainAddress(s.NS, claim.Spec.PoolRef.Name, i, a)
 	ip.Name, ip.Spec.ClaimRef.Name, ip.Spec.PoolRef = claim.Name, claim.Name, claim.Spec.PoolRef
 	ip.Spec.Prefix, ip.Spec.Gateway = &prefix, gateway
 	ip.Labels = nil // the address label serves the provider's split-brain guard, not the contract
-	if err := controllerutil.SetControllerReference(claim, ip, scheme); err != nil {
+	if err := controllerutil.SetControllerReference(claim, ip, capiipamtest.Scheme); err != nil {
 		return err
 	}
-	if err := controllerutil.SetOwnerReference(pool, ip, scheme, controllerutil.WithBlockOwnerDeletion(true)); err != nil {
+	if err := controllerutil.SetOwnerReference(pool, ip, capiipamtest.Scheme, controllerutil.WithBlockOwnerDeletion(true)); err != nil {
 		return err
 	}
 	if err := c.Create(ctx, ip); err != nil {
@@ -272,23 +210,4 @@ func (s claimSet) answerPlainly(c client.Client, pool client.Object, i int) erro
 		Message: fmt.Sprintf("%s/%d", a, *ip.Spec.Prefix), LastTransitionTime: metav1.Now(),
 	}}
 	return c.Status().Patch(ctx, claim, client.MergeFrom(before))
-}
-
-// waitCacheReady waits until pool says CacheReady=True of epoch, with its
-// counts.
-func waitCacheReady(t testing.TB, c client.Client, pool client.Object, epoch string) {
-	t.Helper()
-	// Polled every 50ms (not eventually's backoff): the wait is what is measured.
-	deadline := time.Now().Add(10 * time.Minute)
-	for {
-		get(t, c, pool)
-		s := *pool.(v1alpha1.Pool).PoolStatus()
-		if s.CacheEpoch == epoch && hasCondition(s.Conditions, "CacheReady", metav1.ConditionTrue) && s.Addresses != nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pool not CacheReady after 10m: %s", statusText(s))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }

@@ -1,4 +1,4 @@
-package controller_test
+package bench
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/internal/capiipamtest"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
@@ -38,13 +39,13 @@ import (
 // of what is measured. Run it with -benchtime 1x.
 func BenchmarkStartup(b *testing.B) {
 	const big, small, rounds = 100000, 1000, 20
-	cfg := apiServer(b)
-	c := kubetest.NewClient(b, cfg, scheme)
+	cfg := capiipamtest.APIServer(b)
+	c := kubetest.NewClient(b, cfg, capiipamtest.Scheme)
 	for range b.N {
 		ns := kubetest.CreateNamespace(b, c, "bench-startup")
-		bigPool := newPool(ns, "big", v1alpha1.PoolSpec{Addresses: []string{"10.128.0.0/15"}, Prefix: 15})
-		smallPool := newPool(ns, "small", v1alpha1.PoolSpec{Addresses: []string{"10.200.0.0/20"}, Prefix: 20})
-		create(b, c, bigPool, smallPool)
+		bigPool := capiipamtest.NewPool(ns, "big", v1alpha1.PoolSpec{Addresses: []string{"10.128.0.0/15"}, Prefix: 15})
+		smallPool := capiipamtest.NewPool(ns, "small", v1alpha1.PoolSpec{Addresses: []string{"10.200.0.0/20"}, Prefix: 20})
+		capiipamtest.Create(b, c, bigPool, smallPool)
 		setup := time.Now()
 		if err := kubetest.InParallel(big+small, 32, func(i int) error {
 			pool, v := "big", 10<<24|128<<16|uint32(i+1) // 10.128.0.1 on
@@ -78,17 +79,17 @@ func BenchmarkStartup(b *testing.B) {
 		}
 
 		w := watchAddressRefs(b, cfg, ns)
-		create(b, c, newClaim(ns, "first", poolRef(v1alpha1.PoolKind, "big")))
+		capiipamtest.Create(b, c, capiipamtest.NewClaim(ns, "first", capiipamtest.PoolRef(v1alpha1.PoolKind, "big")))
 		heapBefore := heapAfterGC()
 		start = time.Now()
-		m := startManager(b, cfg, ns, "epoch-bench-startup", nil)
+		m := capiipamtest.StartManager(b, cfg, ns, "epoch-bench-startup", nil)
 		w.wait(b, "first", 10*time.Minute)
 		first := time.Since(start)
-		waitCacheReady(b, c, bigPool, m.epoch)
-		waitCacheReady(b, c, smallPool, m.epoch)
+		capiipamtest.WaitCacheReady(b, c, bigPool, m.Epoch)
+		capiipamtest.WaitCacheReady(b, c, smallPool, m.Epoch)
 		perAddress := float64(heapAfterGC()-heapBefore) / (big + small)
 		if bigPool.Status.Addresses == nil || bigPool.Status.Addresses.Used < big {
-			b.Fatalf("big pool status %s, want at least %d used", statusText(bigPool.Status), big)
+			b.Fatalf("big pool status %s, want at least %d used", capiipamtest.StatusText(bigPool.Status), big)
 		}
 
 		var latSmall, latBig []time.Duration
@@ -99,12 +100,12 @@ func BenchmarkStartup(b *testing.B) {
 			}{{"small", &latSmall}, {"big", &latBig}} {
 				name := fmt.Sprintf("%s-%02d", p.pool, i)
 				t0 := time.Now()
-				create(b, c, newClaim(ns, name, poolRef(v1alpha1.PoolKind, p.pool)))
+				capiipamtest.Create(b, c, capiipamtest.NewClaim(ns, name, capiipamtest.PoolRef(v1alpha1.PoolKind, p.pool)))
 				w.wait(b, name, time.Minute)
 				*p.lat = append(*p.lat, time.Since(t0))
 			}
 		}
-		m.stop()
+		m.Stop()
 		med := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
 		b.Logf("start: list %v, first claim served %v; claim latency medians: 1k %v, 100k %v; %.0f bytes of heap per IPAddress",
 			list.Round(time.Millisecond), first.Round(time.Millisecond), med(latSmall), med(latBig), perAddress)
@@ -140,7 +141,7 @@ type addressRefs struct {
 // List before it).
 func watchAddressRefs(t testing.TB, cfg *rest.Config, ns string) *addressRefs {
 	t.Helper()
-	c, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: capiipamtest.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package controller_test
+package bench
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/internal/capiipamtest"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
@@ -32,16 +33,16 @@ import (
 // Run it with -benchtime 1x.
 func BenchmarkStartupBound(b *testing.B) {
 	const n = 20000
-	cfg := apiServer(b)
-	c := kubetest.NewClient(b, cfg, scheme)
+	cfg := capiipamtest.APIServer(b)
+	c := kubetest.NewClient(b, cfg, capiipamtest.Scheme)
 	for range b.N {
 		ns := kubetest.CreateNamespace(b, c, "bench-bound")
-		s := newClaimSet(b, c, ns, n)
+		s := capiipamtest.NewClaimSet(b, c, ns, n)
 		setup := time.Now()
-		binder := startManager(b, cfg, ns, "epoch-bench-bound-1", nil)
-		s.createAll(b, c, 0, n)
-		s.waitSettled(b, c, 20*time.Minute)
-		binder.stop()
+		binder := capiipamtest.StartManager(b, cfg, ns, "epoch-bench-bound-1", nil)
+		s.CreateAll(b, c, 0, n)
+		s.WaitSettled(b, c, 20*time.Minute)
+		binder.Stop()
 		b.Logf("%d claims bound by a first provider in %v", n, time.Since(setup).Round(time.Second))
 
 		var firsts, overAddresses, overBoth, apiCPU []float64
@@ -50,19 +51,19 @@ func BenchmarkStartupBound(b *testing.B) {
 			listAddresses := timeList(b, c, ns, &ipamv1.IPAddressList{}, n)
 			listClaims := timeList(b, c, ns, &ipamv1.IPAddressClaimList{}, n)
 
-			before := versions(b, c, ns)
+			before := capiipamtest.Versions(b, c, ns)
 			w := watchAddressRefs(b, cfg, ns)
 			name := fmt.Sprintf("first-%d", r)
-			create(b, c, newClaim(ns, name, poolRef(v1alpha1.PoolKind, "v4")))
+			capiipamtest.Create(b, c, capiipamtest.NewClaim(ns, name, capiipamtest.PoolRef(v1alpha1.PoolKind, "v4")))
 			cpuBefore := readAPIServerCPU(b, cfg)
 			start := time.Now()
-			m := startManager(b, cfg, ns, fmt.Sprintf("epoch-bench-bound-start-%d", r), nil)
+			m := capiipamtest.StartManager(b, cfg, ns, fmt.Sprintf("epoch-bench-bound-start-%d", r), nil)
 			w.wait(b, name, 10*time.Minute)
 			first := time.Since(start)
 			cpu := readAPIServerCPU(b, cfg).since(cpuBefore)
 			w.stop()
-			after := versions(b, c, ns)
-			m.stop()
+			after := capiipamtest.Versions(b, c, ns)
+			m.Stop()
 			written := 0
 			for name, rv := range before {
 				if after[name] != rv {

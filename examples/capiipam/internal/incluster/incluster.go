@@ -1,4 +1,8 @@
-package controller
+// Package incluster is the baseline of capiipam's benchmarks: the
+// allocation algorithm of the Cluster API in-cluster IPAM provider,
+// written again from its description (not imported). It is test
+// machinery: no controller uses it.
+package incluster
 
 import (
 	"errors"
@@ -11,14 +15,13 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 )
 
-// inClusterAllocate is the baseline: the allocation algorithm of the
-// Cluster API in-cluster IPAM provider, written again from its
-// description (not imported), for the benchmarks. For each claim it takes
+// Allocate is the in-cluster provider's pick of an address for one claim
+// of the pool spec, cached being the pool's IPAddresses. For each claim it takes
 // every IPAddress of the pool (the informer cache's List copies each one),
 // builds the set of addresses in use, builds the pool's set from its spec,
 // and walks the pool's ranges from the start to the first address not in
 // use.
-func inClusterAllocate(spec *v1alpha1.PoolSpec, cached []ipamv1.IPAddress) (netip.Addr, error) {
+func Allocate(spec *v1alpha1.PoolSpec, cached []ipamv1.IPAddress) (netip.Addr, error) {
 	inUse := make([]ipamv1.IPAddress, len(cached))
 	for i := range cached {
 		cached[i].DeepCopyInto(&inUse[i]) // what the cached client's List does
@@ -38,11 +41,11 @@ func inClusterAllocate(spec *v1alpha1.PoolSpec, cached []ipamv1.IPAddress) (neti
 	if err != nil {
 		return netip.Addr{}, err
 	}
-	poolSet, err := inClusterPoolSet(spec)
+	free, err := poolSet(spec)
 	if err != nil {
 		return netip.Addr{}, err
 	}
-	for _, r := range poolSet.Ranges() {
+	for _, r := range free.Ranges() {
 		for a := r.From(); ; a = a.Next() {
 			if !usedSet.Contains(a) {
 				return a, nil
@@ -55,11 +58,11 @@ func inClusterAllocate(spec *v1alpha1.PoolSpec, cached []ipamv1.IPAddress) (neti
 	return netip.Addr{}, errors.New("no address available")
 }
 
-// inClusterPoolSet is the set of addresses the in-cluster provider hands
+// poolSet is the set of addresses the in-cluster provider hands
 // out for spec: the listed ones, less the excluded ones, the subnet's
 // first (and for IPv4 last) address unless allocateReservedIPAddresses,
 // and the gateway.
-func inClusterPoolSet(spec *v1alpha1.PoolSpec) (*netipx.IPSet, error) {
+func poolSet(spec *v1alpha1.PoolSpec) (*netipx.IPSet, error) {
 	var b netipx.IPSetBuilder
 	add := func(s string, remove bool) error {
 		var r netipx.IPRange
