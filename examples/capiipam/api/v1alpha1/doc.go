@@ -11,9 +11,9 @@
 // (sigs.k8s.io/cluster-api/api/ipam/v1beta2).
 //
 // Each CRD carries the labels clusterctl reads (see ../../README.md,
-// "Install with clusterctl" and "Move"): cluster.x-k8s.io/v1beta2=v1alpha1,
-// the API version that serves Cluster API's contract v1beta2, and
-// clusterctl.cluster.x-k8s.io/move, so that `clusterctl move` takes every
+// "Install with clusterctl", "Move a management cluster"): the contract
+// label cluster.x-k8s.io/v1beta2=v1alpha1 (the API version that serves
+// Cluster API's contract v1beta2) and clusterctl.cluster.x-k8s.io/move, so that `clusterctl move` takes every
 // pool and lock along: an IPAddress owned by a pool left out of the move
 // is never moved (clusterctl moves an object only after all its owners).
 // The label is move, not move-hierarchy: under a cluster-scoped owner
