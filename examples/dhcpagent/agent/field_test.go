@@ -47,11 +47,11 @@ const fieldCase2Pool = `{
 // identifier .251 and a 300 s lease, as its script reads them.
 func TestFieldCase2HarvesterIPPool(t *testing.T) {
 	netnstest.Require(t)
-	c := realClients[0]
-	if c.name != "udhcpc" {
-		t.Fatalf("realClients[0] is %s, want udhcpc", c.name)
+	c := netnstest.Clients4[0]
+	if c.Name != "udhcpc" {
+		t.Fatalf("netnstest.Clients4[0] is %s, want udhcpc", c.Name)
 	}
-	requireClient(t, c.args("", "", "")[0])
+	requireClient(t, c.Once("", "", "")[0])
 	const clientMAC = "fa:cf:8e:50:82:fc"
 	p := netnstest.NewPair(t, clientMAC, "192.168.30.251/24")
 	logs := &logtest.Buffer{}
@@ -79,7 +79,7 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.ClientNS}, c.args(p.ClientIf, script, dir)...)...)
+	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.ClientNS}, c.Once(p.ClientIf, script, dir)...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	output := &logtest.Buffer{}
@@ -97,7 +97,7 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 	}
 	got := map[string]string{}
 	for i, k := range []string{"address", "mask", "router", "server id", "lease"} {
-		got[k] = normalize(env[c.vars[i]])
+		got[k] = normalize(env[c.Vars[i]])
 	}
 	want := map[string]string{
 		"address": "192.168.30.120", "mask": "255.255.255.0", "router": "192.168.30.1",

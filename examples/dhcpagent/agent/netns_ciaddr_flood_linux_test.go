@@ -29,8 +29,8 @@ import (
 // ACK goes out whatever the buffer holds.
 func TestNetnsCiaddrFlood(t *testing.T) {
 	c := lifecycleClients[1]
-	if c.name != "dhclient" {
-		t.Fatalf("lifecycleClients[1] is %s", c.name)
+	if c.Name != "dhclient" {
+		t.Fatalf("lifecycleClients[1] is %s", c.Name)
 	}
 	pool := labtest.Pool(dhcp4test.LabAllocated())
 	pool.Spec.LeaseTime = poolsource.Duration(lifecycleLease)

@@ -25,59 +25,6 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
 
-// realClient is a DHCP client program that the netns tests run, and the
-// names under which its script sees each option.
-type realClient struct {
-	name string
-	// args run the client on iface once, in the foreground, with script as
-	// its hook script; dir is for its lease and PID files.
-	args func(iface, script, dir string) []string
-	// bound reports whether the script's environment is that of a lease.
-	bound func(env map[string]string, arg string) bool
-	// vars name the script variables of: address, mask, router, server
-	// identifier, lease time, name servers, domain name, search list, NTP.
-	vars [9]string
-	// reads is the reply whose options the script sees: the ACK, or the
-	// OFFER for a client in a test mode that stops there.
-	reads dhcpv4.MessageType
-}
-
-var realClients = []realClient{
-	{
-		name: "udhcpc",
-		args: func(iface, script, dir string) []string {
-			return []string{"udhcpc", "-f", "-q", "-n", "-i", iface, "-s", script, "-t", "10", "-T", "1", "-A", "1"}
-		},
-		bound: func(_ map[string]string, arg string) bool { return arg == "bound" },
-		vars:  [9]string{"ip", "subnet", "router", "serverid", "lease", "dns", "domain", "search", "ntpsrv"},
-		reads: dhcpv4.MessageTypeAck,
-	},
-	{
-		name: "dhcpcd",
-		args: func(iface, script, dir string) []string {
-			// -T: test mode, the script gets the OFFER and nothing is configured.
-			return []string{"dhcpcd", "-4", "-T", "-f", "/dev/null", "-c", script, "-t", "20", iface}
-		},
-		bound: func(env map[string]string, _ string) bool { return env["reason"] == "TEST" },
-		vars: [9]string{"new_ip_address", "new_subnet_mask", "new_routers", "new_dhcp_server_identifier",
-			"new_dhcp_lease_time", "new_domain_name_servers", "new_domain_name", "new_domain_search", "new_ntp_servers"},
-		reads: dhcpv4.MessageTypeOffer,
-	},
-	{
-		name: "dhclient",
-		args: func(iface, script, dir string) []string {
-			return []string{"dhclient", "-4", "-1", "-d", "-sf", script,
-				"-lf", filepath.Join(dir, "leases"), "-pf", filepath.Join(dir, "pid"), iface}
-		},
-		bound: func(env map[string]string, _ string) bool {
-			return env["reason"] == "BOUND" || env["reason"] == "REBOOT"
-		},
-		vars: [9]string{"new_ip_address", "new_subnet_mask", "new_routers", "new_dhcp_server_identifier",
-			"new_dhcp_lease_time", "new_domain_name_servers", "new_domain_name", "new_domain_search", "new_ntp_servers"},
-		reads: dhcpv4.MessageTypeAck,
-	},
-}
-
 // TestNetnsRealClients runs real DHCP clients (busybox udhcpc, dhcpcd, ISC
 // dhclient, each where installed) against the agent over a veth pair, on
 // pools whose options do not fit a 576-byte reply: each client must bind,
@@ -92,13 +39,13 @@ func TestNetnsRealClients(t *testing.T) {
 		{"70 name servers, all of them with overload", labtest.BigPool(dhcp4test.LabAllocated(), 70, 2)},
 		{"300 name servers and 200 search domains, cut", labtest.BigPool(dhcp4test.LabAllocated(), 300, 200)},
 	}
-	for _, c := range realClients {
-		t.Run(c.name, func(t *testing.T) {
-			if _, err := exec.LookPath(c.args("", "", "")[0]); err != nil {
+	for _, c := range netnstest.Clients4 {
+		t.Run(c.Name, func(t *testing.T) {
+			if _, err := exec.LookPath(c.Once("", "", "")[0]); err != nil {
 				if os.Getenv("CI") != "" {
-					t.Fatalf("%s is not installed, and CI is set: make test installs it (as root, with apt-get)", c.name)
+					t.Fatalf("%s is not installed, and CI is set: make test installs it (as root, with apt-get)", c.Name)
 				}
-				t.Skipf("%s is not installed (with CI set, this is a failure)", c.name)
+				t.Skipf("%s is not installed (with CI set, this is a failure)", c.Name)
 			}
 			for _, p := range pools {
 				t.Run(p.name, func(t *testing.T) { runRealClient(t, c, p.pool) })
@@ -107,7 +54,7 @@ func TestNetnsRealClients(t *testing.T) {
 	}
 }
 
-func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
+func runRealClient(t *testing.T, c netnstest.Client4, pool *poolsource.Pool) {
 	const clientMAC = "52:54:00:aa:00:01" // macA
 	p := netnstest.NewPair(t, clientMAC, "10.77.0.2/24")
 	logs := &logtest.Buffer{}
@@ -128,7 +75,7 @@ func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 			}
 		},
 		sent: func(m *dhcpv4.DHCPv4, wire []byte, _ netip.AddrPort) {
-			if m.MessageType() == c.reads {
+			if m.MessageType() == c.OnceReads {
 				mu.Lock()
 				replies = append(replies, m)
 				wires = append(wires, wire)
@@ -152,7 +99,7 @@ func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.ClientNS}, c.args(p.ClientIf, script, dir)...)...)
+	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", p.ClientNS}, c.Once(p.ClientIf, script, dir)...)...)
 	output := &logtest.Buffer{}
 	cmd.Stdout, cmd.Stderr = output, output
 	cmd.WaitDelay = 5 * time.Second
@@ -175,10 +122,10 @@ func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 		case err := <-done:
 			exited = true
 			if env = boundEnv(t, c, out); env == nil {
-				t.Fatalf("%s exited (%v) without a lease; its output:\n%s", c.name, err, output)
+				t.Fatalf("%s exited (%v) without a lease; its output:\n%s", c.Name, err, output)
 			}
 		case <-ctx.Done():
-			t.Fatalf("%s got no lease within 30s; its output:\n%s", c.name, output)
+			t.Fatalf("%s got no lease within 30s; its output:\n%s", c.Name, output)
 		case <-time.After(50 * time.Millisecond):
 			env = boundEnv(t, c, out)
 		}
@@ -191,7 +138,7 @@ func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 	mu.Lock()
 	defer mu.Unlock()
 	if len(replies) == 0 {
-		t.Fatalf("%s is bound, but the agent sent no %s", c.name, c.reads)
+		t.Fatalf("%s is bound, but the agent sent no %s", c.Name, c.OnceReads)
 	}
 	ack := replies[len(replies)-1]
 	opts, overload, err := dhcp4test.ClientOptions(wires[len(wires)-1])
@@ -205,18 +152,18 @@ func runRealClient(t *testing.T, c realClient, pool *poolsource.Pool) {
 	}
 	got := map[string]string{}
 	for i, k := range []string{"address", "mask", "router", "server id", "lease", "dns", "domain", "search", "ntp"} {
-		got[k] = normalize(env[c.vars[i]])
+		got[k] = normalize(env[c.Vars[i]])
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("%s read (+) other options than the %s carried (-), option overload %d:\n%s", c.name, c.reads, overload, diff)
+		t.Errorf("%s read (+) other options than the %s carried (-), option overload %d:\n%s", c.Name, c.OnceReads, overload, diff)
 	}
-	t.Logf("%s (option 57: %s) read %s from a %d-byte %s, option overload %d, %d name servers", c.name, maxSize,
-		got["address"], len(wires[len(wires)-1]), c.reads, overload, len(strings.Fields(got["dns"])))
+	t.Logf("%s (option 57: %s) read %s from a %d-byte %s, option overload %d, %d name servers", c.Name, maxSize,
+		got["address"], len(wires[len(wires)-1]), c.OnceReads, overload, len(strings.Fields(got["dns"])))
 }
 
 // boundEnv is the environment of the client's script when it reported a
 // lease, or nil.
-func boundEnv(t *testing.T, c realClient, out string) map[string]string {
+func boundEnv(t *testing.T, c netnstest.Client4, out string) map[string]string {
 	files, _ := filepath.Glob(out + ".*")
 	slices.Sort(files)
 	for _, f := range files {
@@ -233,7 +180,7 @@ func boundEnv(t *testing.T, c realClient, out string) map[string]string {
 				env[k] = v
 			}
 		}
-		if c.bound(env, env["ARG"]) {
+		if c.OnceBound(env, env["ARG"]) {
 			return env
 		}
 	}

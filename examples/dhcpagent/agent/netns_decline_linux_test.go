@@ -35,21 +35,21 @@ func TestNetnsDecline(t *testing.T) {
 	netnstest.Require(t)
 	t.Parallel() // minutes of waiting for timers, not of CPU: overlap them
 	for _, c := range lifecycleClients {
-		if c.name == "dhclient" {
+		if c.Name == "dhclient" {
 			continue // it does not probe, so it never declines
 		}
-		t.Run(c.name, func(t *testing.T) {
-			requireClient(t, c.args("", "", "")[0])
+		t.Run(c.Name, func(t *testing.T) {
+			requireClient(t, c.Run("", "", "")[0])
 			t.Parallel()
 			// dhcpcd waits 10s after a decline before it discovers again.
 			probation := 6 * time.Second
-			if c.name == "dhcpcd" {
+			if c.Name == "dhcpcd" {
 				probation = 15 * time.Second
 			}
 			h := startLifecycle(t, c, lifecyclePool(dhcp4test.LabAllocated()), WithProbation(probation))
 			netnstest.IP(t, "-n", h.pair.ServerNS, "addr", "add", dhcp4test.AddrA.String()+"/32", "dev", h.pair.ServerIf)
 			h.run(func(args []string) []string {
-				if c.name == "udhcpc" {
+				if c.Name == "udhcpc" {
 					return append(args, "-a")
 				}
 				return slices.DeleteFunc(args, func(a string) bool { return a == "--noarp" })
@@ -92,7 +92,7 @@ func TestNetnsDecline(t *testing.T) {
 				sinceACK = until.Add(-probation).Sub(acks[0].at)
 			}
 			t.Logf("%s: declined %v after its ACK, %d DISCOVERs unanswered during the %v probation, bound %s %v after it ended",
-				c.name, sinceACK.Round(time.Millisecond), len(discovers), probation, bound.addr, bound.at.Sub(until).Round(time.Millisecond))
+				c.Name, sinceACK.Round(time.Millisecond), len(discovers), probation, bound.addr, bound.at.Sub(until).Round(time.Millisecond))
 		})
 	}
 }
@@ -130,9 +130,9 @@ func TestNetnsSpoofedDecline(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			i := slices.IndexFunc(lifecycleClients, func(c lifecycleClient) bool { return c.name == tt.client })
+			i := slices.IndexFunc(lifecycleClients, func(c netnstest.Client4) bool { return c.Name == tt.client })
 			c := lifecycleClients[i]
-			requireClient(t, c.args("", "", "")[0])
+			requireClient(t, c.Run("", "", "")[0])
 			t.Parallel()
 			pool := labtest.Pool(dhcp4test.LabAllocated())
 			pool.Spec.LeaseTime = poolsource.Duration(tt.lease)

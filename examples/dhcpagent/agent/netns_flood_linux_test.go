@@ -67,8 +67,8 @@ func TestNetnsDeclineFlood(t *testing.T) {
 
 func runDeclineFlood(t *testing.T, window bool) {
 	c := lifecycleClients[1]
-	if c.name != "dhclient" {
-		t.Fatalf("lifecycleClients[1] is %s", c.name)
+	if c.Name != "dhclient" {
+		t.Fatalf("lifecycleClients[1] is %s", c.Name)
 	}
 	pool := benchPool(floodLeases)
 	pool.Status.Allocated["10.77.0.10"] = dhcp4test.MACA
@@ -157,7 +157,7 @@ func runDeclineFlood(t *testing.T, window bool) {
 // startFloodHost is startLifecycle without the tap, which decodes and
 // keeps every message (a cost per packet the agent does not have), and
 // with the receive buffer the command asks for (its -rcvbuf default).
-func startFloodHost(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
+func startFloodHost(t *testing.T, c netnstest.Client4, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
 	t.Helper()
 	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logtest.Buffer{}, logs: &logtest.Buffer{}, sends: &sendLog{}}
 	h.pair = netnstest.NewPair(t, dhcp4test.MACA, "10.77.0.2/24")
@@ -171,12 +171,12 @@ func startFloodHost(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts
 	t.Cleanup(func() {
 		h.stop()
 		if t.Failed() {
-			t.Logf("%s output:\n%s", c.name, h.output)
+			t.Logf("%s output:\n%s", c.Name, h.output)
 		}
 	})
-	c.setup(t, h.dir)
+	c.Setup(t, h.dir)
 	script := filepath.Join(h.dir, "script")
-	if err := os.WriteFile(script, []byte(fmt.Sprintf(lifecycleScript, h.dir)), 0o755); err != nil {
+	if err := os.WriteFile(script, []byte(fmt.Sprintf(netnstest.Script4, h.dir)), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return h

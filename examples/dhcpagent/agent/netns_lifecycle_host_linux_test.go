@@ -25,7 +25,7 @@ import (
 
 // scriptEvent is one run of the hook script.
 type scriptEvent struct {
-	name, kind string // the client's event name, and its kind (lifecycleClient.kind)
+	name, kind string // the client's event name, and its kind (netnstest.Client4.kind)
 	addr       string // the lease's address
 	env        map[string]string
 	at         time.Time
@@ -89,7 +89,7 @@ func (c *sendLog) all() []sent {
 // real client running in the other.
 type lifecycleHost struct {
 	t      *testing.T
-	c      lifecycleClient
+	c      netnstest.Client4
 	pair   *netnstest.Pair
 	agent  *Agent
 	sends  *sendLog
@@ -106,7 +106,7 @@ type lifecycleHost struct {
 
 // startLifecycle starts the agent on pool in a new pair of namespaces,
 // with opts; the client is started by run.
-func startLifecycle(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
+func startLifecycle(t *testing.T, c netnstest.Client4, pool *poolsource.Pool, opts ...Option) *lifecycleHost {
 	t.Helper()
 	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logtest.Buffer{}}
 	h.pair = netnstest.NewPair(t, dhcp4test.MACA, "10.77.0.2/24")
@@ -128,16 +128,16 @@ func startLifecycle(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts
 		h.stop()
 		if t.Failed() {
 			t.Logf("agent log:\n%s", logs)
-			t.Logf("%s output:\n%s", c.name, h.output)
+			t.Logf("%s output:\n%s", c.Name, h.output)
 			t.Logf("script events: %v", h.events())
 			t.Logf("agent sent: %v", h.sends.all())
 		}
 	})
-	if c.setup != nil {
-		c.setup(t, h.dir)
+	if c.Setup != nil {
+		c.Setup(t, h.dir)
 	}
 	script := filepath.Join(h.dir, "script")
-	if err := os.WriteFile(script, []byte(fmt.Sprintf(lifecycleScript, h.dir)), 0o755); err != nil {
+	if err := os.WriteFile(script, []byte(fmt.Sprintf(netnstest.Script4, h.dir)), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return h
@@ -147,7 +147,7 @@ func startLifecycle(t *testing.T, c lifecycleClient, pool *poolsource.Pool, opts
 // not nil.
 func (h *lifecycleHost) run(edit func([]string) []string) {
 	h.t.Helper()
-	args := h.c.args(h.pair.ClientIf, filepath.Join(h.dir, "script"), h.dir)
+	args := h.c.Run(h.pair.ClientIf, filepath.Join(h.dir, "script"), h.dir)
 	if edit != nil {
 		args = edit(args)
 	}
@@ -170,7 +170,7 @@ func (h *lifecycleHost) stop() {
 	select {
 	case <-h.done:
 	case <-time.After(5 * time.Second):
-		h.t.Errorf("%s did not exit within 5s of SIGKILL", h.c.name)
+		h.t.Errorf("%s did not exit within 5s of SIGKILL", h.c.Name)
 	}
 	h.cmd = nil
 }
@@ -196,8 +196,8 @@ func (h *lifecycleHost) events() []scriptEvent {
 		}
 		var ns int64
 		fmt.Sscanf(strings.TrimPrefix(filepath.Base(f), "ev."), "%d", &ns)
-		evs = append(evs, scriptEvent{name: env["EVENT"], kind: h.c.kind(env["EVENT"]),
-			addr: normalize(env[h.c.vars[0]]), env: env, at: time.Unix(0, ns)})
+		evs = append(evs, scriptEvent{name: env["EVENT"], kind: h.c.Kind(env["EVENT"]),
+			addr: normalize(env[h.c.Vars[0]]), env: env, at: time.Unix(0, ns)})
 	}
 	return evs
 }
@@ -216,7 +216,7 @@ func (h *lifecycleHost) next(kind string, timeout time.Duration) scriptEvent {
 			}
 		}
 		if time.Now().After(deadline) {
-			h.t.Fatalf("%s: no %q event within %v; events: %v", h.c.name, kind, timeout, evs)
+			h.t.Fatalf("%s: no %q event within %v; events: %v", h.c.Name, kind, timeout, evs)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -244,7 +244,7 @@ func (h *lifecycleHost) checkOptions(e scriptEvent) {
 		}
 	}
 	if ack == nil {
-		h.t.Fatalf("%s bound %s, but the agent sent no ACK of it before", h.c.name, e.addr)
+		h.t.Fatalf("%s bound %s, but the agent sent no ACK of it before", h.c.Name, e.addr)
 	}
 	opts, _, err := dhcp4test.ClientOptions(ack.ToBytes())
 	if err != nil {
@@ -257,14 +257,14 @@ func (h *lifecycleHost) checkOptions(e scriptEvent) {
 	}
 	got := map[string]string{}
 	for i, k := range []string{"address", "mask", "router", "server id", "lease", "dns", "domain", "search", "ntp"} {
-		got[k] = normalize(e.env[h.c.vars[i]])
+		got[k] = normalize(e.env[h.c.Vars[i]])
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		h.t.Errorf("%s read (+) other options than the ACK carried (-):\n%s", h.c.name, diff)
+		h.t.Errorf("%s read (+) other options than the ACK carried (-):\n%s", h.c.Name, diff)
 	}
 	for k, v := range got {
 		if v == "" {
-			h.t.Errorf("%s: option %s empty: the lab pool sets every option", h.c.name, k)
+			h.t.Errorf("%s: option %s empty: the lab pool sets every option", h.c.Name, k)
 		}
 	}
 }

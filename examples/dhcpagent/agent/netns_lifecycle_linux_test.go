@@ -30,8 +30,8 @@ func TestNetnsLifecycle(t *testing.T) {
 	netnstest.Require(t)
 	t.Parallel() // minutes of waiting for timers, not of CPU: overlap them
 	for _, c := range lifecycleClients {
-		t.Run(c.name, func(t *testing.T) {
-			requireClient(t, c.args("", "", "")[0])
+		t.Run(c.Name, func(t *testing.T) {
+			requireClient(t, c.Run("", "", "")[0])
 			t.Parallel()
 			h := startLifecycle(t, c, lifecyclePool(dhcp4test.LabAllocated()))
 			h.run(nil)
@@ -65,8 +65,8 @@ func TestNetnsLifecycle(t *testing.T) {
 			nak := naks[0]
 			// The client acts on the NAK it hears: no more NAKs before it
 			// binds the new address than it is known to miss, plus one.
-			if n := len(slices.DeleteFunc(slices.Clone(naks), func(s sent) bool { return s.at.After(rebound.at) })); n > 1+c.lostNaks {
-				t.Errorf("%d NAKs before the client bound the new address, want at most %d: it ignored the NAK", n, 1+c.lostNaks)
+			if n := len(slices.DeleteFunc(slices.Clone(naks), func(s sent) bool { return s.at.After(rebound.at) })); n > 1+c.LostNaks {
+				t.Errorf("%d NAKs before the client bound the new address, want at most %d: it ignored the NAK", n, 1+c.LostNaks)
 			}
 			if nak.to != "10.77.0.10:68" {
 				t.Errorf("NAK to %s, want unicast to ciaddr 10.77.0.10:68", nak.to)
@@ -77,7 +77,7 @@ func TestNetnsLifecycle(t *testing.T) {
 			// The client's T2, counted from the renewal's ACK: 7/8 of the
 			// lease it keeps.
 			t1 := renewed.at.Sub(bound.at)
-			t2 := max(lifecycleLease, c.minLease) * 7 / 8
+			t2 := max(lifecycleLease, c.MinLease) * 7 / 8
 			if d := nak.at.Sub(renewed.at); d >= t2 {
 				t.Errorf("NAK %v after the renewal, at or after the client's T2 (%v): it was rebinding", d, t2)
 			}
@@ -85,7 +85,7 @@ func TestNetnsLifecycle(t *testing.T) {
 				t.Fatalf("bound %s after the move, want %s", rebound.addr, dhcp4test.AddrA2)
 			}
 			h.checkOptions(rebound)
-			t.Logf("%s: renewed %v after binding, NAKed %v after that renewal (T2 at %v), bound %s %v after the NAK", c.name,
+			t.Logf("%s: renewed %v after binding, NAKed %v after that renewal (T2 at %v), bound %s %v after the NAK", c.Name,
 				t1.Round(time.Millisecond), nak.at.Sub(renewed.at).Round(time.Millisecond), t2.Round(time.Millisecond),
 				rebound.addr, rebound.at.Sub(nak.at).Round(time.Millisecond))
 
@@ -98,7 +98,7 @@ func TestNetnsLifecycle(t *testing.T) {
 			dropped := h.next("nak", 3*lifecycleLease)
 			naks = h.sentSince(removed, dhcpv4.MessageTypeNak)
 			if len(naks) == 0 {
-				t.Fatalf("%s dropped its address without a NAK", c.name)
+				t.Fatalf("%s dropped its address without a NAK", c.Name)
 			}
 			if naks[0].to != "10.77.0.20:68" {
 				t.Errorf("NAK to %s, want unicast to ciaddr 10.77.0.20:68", naks[0].to)
@@ -109,7 +109,7 @@ func TestNetnsLifecycle(t *testing.T) {
 			if d := naks[0].at.Sub(rebound.at); d >= t2 {
 				t.Errorf("NAK %v after binding, at or after the client's T2 (%v): not at the next renewal", d, t2)
 			}
-			t.Logf("%s: removed MAC NAKed %v after the removal, address dropped (%s)", c.name,
+			t.Logf("%s: removed MAC NAKed %v after the removal, address dropped (%s)", c.Name,
 				naks[0].at.Sub(removed).Round(time.Millisecond), dropped.name)
 		})
 	}
