@@ -15,18 +15,32 @@ import (
 // leaf: a look-up checks it there. Two owners whose hashes collide (about
 // one pool in 10^7 with a million owners) keep the second in a small map
 // by string. The seed changes only where entries sit, never a result.
+//
+// In a range of more than 2^64 addresses an offset is two words, so a slot
+// of wide is 24 bytes. An owner whose address is a lone high in the tree
+// (tree.hiLone: the address far from any other, as random static IPv6
+// interface IDs in ::/0 are) is kept in hi instead, by the high word of its
+// offset alone: the tree finds the rest from it and the owner string
+// (tree.hiFind). So scattered owners in ::/0 cost a 16-byte slot each, as
+// in a /64, not 24. When such a lone sinks below hiLevel, its entry moves
+// to wide (sink).
 type ownerIndex struct {
 	seed   maphash.Seed
 	mask   uint64               // all ones; tests narrow it to make owners collide
-	narrow map[uint64]uint64    // used unless wide
+	narrow map[uint64]uint64    // used unless the range is wide
 	wide   map[uint64]u128.U128 // ranges of more than 2^64 addresses
+	hi     map[uint64]uint64    // wide ranges: the high word of a lone's offset (see above)
 	more   map[string]u128.U128 // owners whose hash another owner holds above
 }
 
-func newOwnerIndex(max u128.U128, sizeHint int) ownerIndex {
+// newOwnerIndex returns an index for a range whose last offset is max,
+// with room for sizeHint owners (in a wide range, room in wide for
+// sizeHint and in hi for hiHint).
+func newOwnerIndex(max u128.U128, sizeHint, hiHint int) ownerIndex {
 	x := ownerIndex{seed: maphash.MakeSeed(), mask: ^uint64(0)}
 	if max.Hi != 0 {
 		x.wide = make(map[uint64]u128.U128, sizeHint)
+		x.hi = make(map[uint64]uint64, hiHint)
 	} else {
 		x.narrow = make(map[uint64]uint64, sizeHint)
 	}
@@ -35,41 +49,58 @@ func newOwnerIndex(max u128.U128, sizeHint int) ownerIndex {
 
 func (x *ownerIndex) hash(owner string) uint64 { return maphash.String(x.seed, owner) & x.mask }
 
-// primary returns the offset held under hash h.
-func (x *ownerIndex) primary(h uint64) (u128.U128, bool) {
-	if x.wide != nil {
-		o, ok := x.wide[h]
-		return o, ok
+// primary returns the offset held under hash h by owner, and whether an
+// owner holds hash h at all (taken). ok is false when owner is not the one
+// that holds it.
+func (x *ownerIndex) primary(t *tree, h uint64, owner string) (o u128.U128, ok, taken bool) {
+	if x.narrow != nil {
+		v, taken := x.narrow[h]
+		o = u128.From64(v)
+		if !taken {
+			return o, false, false
+		}
+		s, _ := t.owner(o)
+		return o, s == owner, true
 	}
-	o, ok := x.narrow[h]
-	return u128.From64(o), ok
+	if hi, taken := x.hi[h]; taken {
+		o, ok = t.hiFind(hi, owner)
+		return o, ok, true
+	}
+	o, taken = x.wide[h]
+	if !taken {
+		return o, false, false
+	}
+	s, _ := t.owner(o)
+	return o, s == owner, true
 }
 
-func (x *ownerIndex) setPrimary(h uint64, o u128.U128) {
-	if x.wide != nil {
-		x.wide[h] = o
-	} else {
+// setPrimary records that the owner of hash h holds o.
+func (x *ownerIndex) setPrimary(t *tree, h uint64, o u128.U128) {
+	switch {
+	case x.narrow != nil:
 		x.narrow[h] = o.Lo
+	case t.hiLone(o):
+		x.hi[h] = o.Hi
+	default:
+		x.wide[h] = o
 	}
 }
 
 func (x *ownerIndex) deletePrimary(h uint64) {
-	if x.wide != nil {
-		delete(x.wide, h)
-	} else {
+	if x.narrow != nil {
 		delete(x.narrow, h)
+		return
 	}
+	delete(x.hi, h)
+	delete(x.wide, h)
 }
 
 // get returns the offset of owner, which t holds there. It does not
 // allocate.
 func (x *ownerIndex) get(t *tree, owner string) (u128.U128, bool) {
-	o, ok := x.primary(x.hash(owner))
-	if !ok {
-		return u128.U128{}, false // no owner of this hash at all
-	}
-	if s, _ := t.owner(o); s == owner {
-		return o, true
+	o, ok, taken := x.primary(t, x.hash(owner), owner)
+	if ok || !taken {
+		return o, ok // found, or no owner of this hash at all
 	}
 	if len(x.more) > 0 {
 		o, ok = x.more[owner]
@@ -81,12 +112,9 @@ func (x *ownerIndex) get(t *tree, owner string) (u128.U128, bool) {
 // getBytes is get for an owner held in a byte slice, without converting
 // it to a string.
 func (x *ownerIndex) getBytes(t *tree, owner []byte) (u128.U128, bool) {
-	o, ok := x.primary(maphash.Bytes(x.seed, owner) & x.mask)
-	if !ok {
-		return u128.U128{}, false
-	}
-	if s, _ := t.owner(o); s == string(owner) {
-		return o, true
+	o, ok, taken := x.primary(t, maphash.Bytes(x.seed, owner)&x.mask, string(owner))
+	if ok || !taken {
+		return o, ok
 	}
 	if len(x.more) > 0 {
 		o, ok = x.more[string(owner)]
@@ -95,11 +123,22 @@ func (x *ownerIndex) getBytes(t *tree, owner []byte) (u128.U128, bool) {
 	return u128.U128{}, false
 }
 
-// set records that owner, which holds no offset yet, holds o.
-func (x *ownerIndex) set(owner string, o u128.U128) {
+// taken reports whether an owner holds hash h.
+func (x *ownerIndex) taken(h uint64) bool {
+	if x.narrow != nil {
+		_, ok := x.narrow[h]
+		return ok
+	}
+	_, inHi := x.hi[h]
+	_, inWide := x.wide[h]
+	return inHi || inWide
+}
+
+// set records that owner, which holds no offset yet, holds o in t.
+func (x *ownerIndex) set(t *tree, owner string, o u128.U128) {
 	h := x.hash(owner)
-	if _, taken := x.primary(h); !taken {
-		x.setPrimary(h, o)
+	if !x.taken(h) {
+		x.setPrimary(t, h, o)
 		return
 	}
 	if x.more == nil {
@@ -108,32 +147,48 @@ func (x *ownerIndex) set(owner string, o u128.U128) {
 	x.more[owner] = o
 }
 
-// delete forgets owner, which held o.
-func (x *ownerIndex) delete(owner string, o u128.U128) {
-	h := x.hash(owner)
-	if held, ok := x.primary(h); !ok || held != o {
+// delete forgets owner, which held o; t no longer holds it.
+func (x *ownerIndex) delete(t *tree, owner string) {
+	if _, ok := x.more[owner]; ok {
 		delete(x.more, owner) // it was a collision's second owner
 		return
 	}
+	h := x.hash(owner)
+	x.deletePrimary(h)
 	for s, so := range x.more { // rare: promote an owner of the same hash
 		if x.hash(s) == h {
-			x.setPrimary(h, so)
+			x.setPrimary(t, h, so)
 			delete(x.more, s)
 			return
 		}
 	}
-	x.deletePrimary(h)
+}
+
+// sink moves the entries of the owners in t.sunk, lones that moved below
+// hiLevel, from hi to wide, except skip's (an owner not in the index yet),
+// and empties t.sunk.
+func (x *ownerIndex) sink(t *tree, skip string) {
+	for _, e := range t.sunk {
+		if e.owner == skip {
+			continue
+		}
+		if _, ok := x.more[e.owner]; ok {
+			continue // kept with its whole offset
+		}
+		h := x.hash(e.owner)
+		delete(x.hi, h)
+		x.wide[h] = e.o
+	}
+	clear(t.sunk)
+	t.sunk = t.sunk[:0]
 }
 
 func (x *ownerIndex) len() int {
-	if x.wide != nil {
-		return len(x.wide) + len(x.more)
-	}
-	return len(x.narrow) + len(x.more)
+	return len(x.narrow) + len(x.wide) + len(x.hi) + len(x.more)
 }
 
 func (x *ownerIndex) clone() ownerIndex {
 	c := *x
-	c.narrow, c.wide, c.more = maps.Clone(x.narrow), maps.Clone(x.wide), maps.Clone(x.more)
+	c.narrow, c.wide, c.hi, c.more = maps.Clone(x.narrow), maps.Clone(x.wide), maps.Clone(x.hi), maps.Clone(x.more)
 	return c
 }

@@ -181,6 +181,9 @@ func TestPoolMatchesModel(t *testing.T) {
 				if err := checkTree(&p.t); err != nil {
 					t.Fatal(err)
 				}
+				if err := checkOwnerIndex(p); err != nil {
+					t.Fatal(err)
+				}
 			},
 		})
 	})
@@ -191,11 +194,11 @@ func TestPoolMatchesModel(t *testing.T) {
 
 // narrowOwnerHash rebuilds p's owner index with its hash cut to two bits.
 func narrowOwnerHash(p *Pool) {
-	x := newOwnerIndex(p.l.max, p.Len())
+	x := newOwnerIndex(p.l.max, p.Len(), 0)
 	x.mask = 3
 	for a, owner := range p.All() {
 		o, _ := p.l.offset(a)
-		x.set(owner, o)
+		x.set(&p.t, owner, o)
 	}
 	p.owners = x
 }

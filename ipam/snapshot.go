@@ -148,7 +148,7 @@ func Restore(s Snapshot) (*Pool, []Problem, error) {
 // problems (unsorted).
 func restore(c *collector) (*Pool, []Problem) {
 	l := c.l
-	p := newPool(l, len(c.entries))
+	p := newPool(l, ownerIndex{})
 	entries := c.resolve()
 	for i := 0; i < len(entries); {
 		j := i + 1
@@ -158,8 +158,19 @@ func restore(c *collector) (*Pool, []Problem) {
 		p.t.fillLeaf(entries[i:j])
 		i = j
 	}
+	clear(p.t.sunk) // no owner is in the index yet
+	p.t.sunk = p.t.sunk[:0]
+	hi := 0 // in a wide range, the owners the index keeps by Hi
+	if l.max.Hi != 0 {
+		for _, e := range entries {
+			if p.t.hiLone(e.o) {
+				hi++
+			}
+		}
+	}
+	p.owners = newOwnerIndex(l.max, len(entries)-hi, hi)
 	for _, e := range entries {
-		p.owners.set(e.owner, e.o)
+		p.owners.set(&p.t, e.owner, e.o)
 	}
 	if n := len(entries); n > 0 && entries[n-1].o != l.max {
 		p.cursor = entries[n-1].o.Add64(1)

@@ -150,7 +150,17 @@ type tree struct {
 	hot    *node
 	hotKey u128.U128
 	wide   bool // offsets need more than 64 bits: offs holds two words per lone
+	// sunk lists the allocated lones that materialize moved from a node
+	// at level hiLevel down to one below it, where the high word of their
+	// offset no longer finds them (see hiFind): the pool moves their
+	// owner index entries (ownerIndex.sink) and empties it.
+	sunk []entry
 }
+
+// hiLevel is the lowest level whose node's digit lies entirely in the high
+// word of an offset (bits 66 to 71): a descent that knows only an offset's
+// Hi reaches the nodes at hiLevel and above.
+const hiLevel = 11
 
 // loneAt returns the offset of lone i of n.
 func (t *tree) loneAt(n *node, i int) u128.U128 { return t.offAt(n, n.place(i)) }
@@ -303,6 +313,13 @@ func (t *tree) materialize(n *node, level, d uint, c *node) *node {
 				c.spanAdd(t.offAt(c, k).Digit(level - 1))
 			}
 		}
+		if level == hiLevel {
+			for k := i; k < j; k++ {
+				if owner := n.loneOwner(k); owner != "" {
+					t.sunk = append(t.sunk, entry{t.loneAt(n, k), owner})
+				}
+			}
+		}
 		t.loneDelete(n, d, i, j)
 	}
 	n.kids = slices.Insert(n.kids, n.rank(d), c)
@@ -446,6 +463,47 @@ func (t *tree) owner(o u128.U128) (string, bool) {
 		return "", false
 	}
 	return n.owners[n.rank(d)], true
+}
+
+// hiLone reports whether the allocated offset o is a lone of a node at
+// hiLevel or above, so that hiFind finds it from o.Hi and its owner. It
+// does not allocate.
+func (t *tree) hiLone(o u128.U128) bool {
+	n := t.root
+	for level := t.levels - 1; level >= hiLevel; level-- {
+		d := o.Digit(level)
+		if n.present&(1<<d) == 0 {
+			return true
+		}
+		n = n.child(d)
+	}
+	return false
+}
+
+// hiFind returns the offset of owner if it is a lone of a node at hiLevel
+// or above whose offset's high word is hi: the descent follows hi's digits
+// and compares the owners of the (at most maxSpanLones) lones of the span
+// it ends in. It does not allocate.
+func (t *tree) hiFind(hi uint64, owner string) (u128.U128, bool) {
+	if owner == "" {
+		return u128.U128{}, false // a blocked lone's, never an owner
+	}
+	o := u128.U128{Hi: hi}
+	n := t.root
+	for level := t.levels - 1; level >= hiLevel; level-- {
+		d := o.Digit(level)
+		if n.present&(1<<d) == 0 {
+			i, j := n.spanLones(d)
+			for ; i < j; i++ {
+				if x := t.loneAt(n, i); x.Hi == hi && n.loneOwner(i) == owner {
+					return x, true
+				}
+			}
+			return u128.U128{}, false
+		}
+		n = n.child(d)
+	}
+	return u128.U128{}, false
 }
 
 // insertAddr allocates the unblocked offset o to owner as a sparse insert
