@@ -165,6 +165,8 @@ func (r *poolReconciler) applyLocked(ctx context.Context, e *poolEntry, key pool
 			st.Conditions, _ = kube.SetMeta(st.Conditions, c, r.now())
 			st.CacheEpoch = epoch
 			if fresh {
+				// built is the build's own entry, which no other
+				// goroutine sees yet: its mu needs no taking.
 				writeCountsLocked(st, built, obj.GetGeneration(), r.now())
 			}
 			if err := r.client.Status().Update(ctx, upd); err != nil {

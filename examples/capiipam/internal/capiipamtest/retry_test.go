@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -73,14 +74,18 @@ func TestCreateAllRetries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex // the creates run on 16 goroutines
 			failed := map[string]bool{}
 			c := fake.NewClientBuilder().WithScheme(Scheme).WithInterceptorFuncs(interceptor.Funcs{
 				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 					err, ok := tt.failures[obj.GetName()]
-					if !ok || failed[obj.GetName()] {
+					mu.Lock()
+					first := ok && !failed[obj.GetName()]
+					failed[obj.GetName()] = true
+					mu.Unlock()
+					if !first {
 						return c.Create(ctx, obj, opts...)
 					}
-					failed[obj.GetName()] = true
 					if tt.landed[obj.GetName()] {
 						if err := c.Create(ctx, obj.DeepCopyObject().(client.Object), opts...); err != nil {
 							return err
