@@ -160,7 +160,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		log.Info("probes", "addr", bound)
 	}
 	if c.ippool != "" {
-		apply := a.Accept
+		apply := poolsource.Loads(a.Apply)
 		var extra []prometheus.Collector
 		if saved != nil {
 			apply = saved.apply(apply)
@@ -172,7 +172,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		return serve(ctx, c, a, loop, log, nil, extra...)
 	}
-	file := poolsource.NewFile(c.pool, a.Accept, log)
+	file := poolsource.NewFile(c.pool, poolsource.Loads(a.Apply), log)
 	if err := file.Load(); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/dhcp6wire"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/leasestore"
 )
 
@@ -55,7 +56,7 @@ func TestIPPoolWatch6(t *testing.T) {
 	record := apiserver.DeclineEvents(func() *unstructured.Unstructured { return w.Latest() }, recorder)
 	a := New(nil, WithLogger(logr.Discard()), WithServerDUID([]byte{0, 3, 0, 1, 2, 0, 0, 0, 0, 0x53}),
 		WithDeclineHook(func(d Decline) { record(d.MAC, d.Addr, d.Until) }))
-	w = apiserver.NewIPPoolWatch(dc, "default", "lab", a.Accept, logr.Discard())
+	w = apiserver.NewIPPoolWatch(dc, "default", "lab", poolsource.Loads(a.Apply), logr.Discard())
 	if err := w.Run(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/apiserver"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/poolsource"
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 	"github.com/vmnetkit/vmnetkit/leasestore"
@@ -131,7 +132,7 @@ func TestIPPoolWatch(t *testing.T) {
 	var w *apiserver.IPPoolWatch
 	record := apiserver.DeclineEvents(func() *unstructured.Unstructured { return w.Latest() }, recorder)
 	a := New(nil, WithLogger(newTestLogger(logs)), WithDeclineHook(func(d Decline) { record(d.MAC, d.Addr, d.Until) }))
-	w = apiserver.NewIPPoolWatch(dc, "default", "lab", a.Accept, newTestLogger(logs))
+	w = apiserver.NewIPPoolWatch(dc, "default", "lab", poolsource.Loads(a.Apply), newTestLogger(logs))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("agent log:\n%s", logs)

@@ -1,7 +1,7 @@
 // Package agent is the DHCP server that serves the lease tables of one
 // vmnetkit address pool, over DHCPv4 and DHCPv6. It knows DHCP and
 // nothing of Kubernetes: a pool source delivers each version of the pool
-// to [Agent.Accept] ([Agent.Apply] also returns the [Update]), and the
+// to [Agent.Apply], its one load (poolsource.Loads(a.Apply)), and the
 // decisions are packages dhcp4's and dhcp6's, pure.
 //
 // What a caller relies on:

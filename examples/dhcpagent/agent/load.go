@@ -105,13 +105,6 @@ func (a *Agent) Apply(p *poolsource.Pool) (Update, error) {
 // log a million lines; the summary line has the full counts.
 const maxLogged = 50
 
-// Accept is Apply without the Update: the poolsource.Apply the pool
-// sources (poolsource.File, apiserver.IPPoolWatch) deliver to.
-func (a *Agent) Accept(p *poolsource.Pool) error {
-	_, err := a.Apply(p)
-	return err
-}
-
 func (a *Agent) logUpdate(p *poolsource.Pool, u Update) {
 	a.log.Info("table swapped", "pool", u.Pool, "resourceVersion", p.Metadata.ResourceVersion,
 		"leases", u.Leases, "add", len(u.Plan.Add), "update", len(u.Plan.Update),

@@ -129,7 +129,7 @@ func TestNetns(t *testing.T) {
 		}
 	})
 	a := New(nil, WithLogger(newTestLogger(logs)))
-	file := poolsource.NewFile(path, a.Accept, newTestLogger(logs))
+	file := poolsource.NewFile(path, poolsource.Loads(a.Apply), newTestLogger(logs))
 	if err := file.Load(); err != nil {
 		t.Fatal(err)
 	}

@@ -60,8 +60,8 @@ func ReplyWithTrim(req *dhcpv4.DHCPv4, store *leasestore.Store) (*dhcpv4.DHCPv4,
 //   - DISCOVER from a MAC without a lease, DECLINE and RELEASE (see
 //     [Declined] and [Released]), and every other message type: nothing.
 //
-// OFFER and ACK carry the lease's options (see [LeaseOptions]) as far as
-// the client can receive them: a reply is never longer than [ReplyLimit]
+// OFFER and ACK carry the lease's options (see [dhcp4wire.LeaseOptions]) as far as
+// the client can receive them: a reply is never longer than [dhcp4wire.ReplyLimit]
 // of the request. When everything does not fit, the reply keeps, in this
 // order of priority:
 //

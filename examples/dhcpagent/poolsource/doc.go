@@ -16,7 +16,16 @@
 package poolsource
 
 // Apply is what a source delivers each version of the pool to: the
-// server's load (agent.Agent.Accept), which builds its tables from the
-// pool, swaps them in and logs the outcome. An error says that the
-// version was not taken; the source logs nothing more about it.
+// server's load (agent.Agent.Apply, through Loads), which builds its
+// tables from the pool, swaps them in and logs the outcome. An error says
+// that the version was not taken; the source logs nothing more about it.
 type Apply func(*Pool) error
+
+// Loads is the Apply of a load that also reports what it did, such as
+// agent.Agent.Apply: the report is the load's to log, not the source's.
+func Loads[U any](load func(*Pool) (U, error)) Apply {
+	return func(p *Pool) error {
+		_, err := load(p)
+		return err
+	}
+}
