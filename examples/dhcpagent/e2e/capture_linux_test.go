@@ -24,11 +24,12 @@ type packet struct {
 	typ      string // DHCPv4 or DHCPv6 message type
 	xid      string
 	dst      netip.Addr
-	ciaddr   netip.Addr // DHCPv4
-	addr     netip.Addr // the address a reply gives (yiaddr, IA_NA)
-	serverID string     // option 54's address, or the DHCPv6 server DUID in hex
-	renewal  bool       // a DHCPv4 REQUEST from a bound client (ciaddr set), a DHCPv6 RENEW or REBIND
-	chaddr   string     // DHCPv4
+	ciaddr   netip.Addr    // DHCPv4
+	addr     netip.Addr    // the address a reply gives (yiaddr, IA_NA)
+	serverID string        // option 54's address, or the DHCPv6 server DUID in hex
+	renewal  bool          // a DHCPv4 REQUEST from a bound client (ciaddr set), a DHCPv6 RENEW or REBIND
+	chaddr   string        // DHCPv4
+	lease    time.Duration // DHCPv4: the lease time a reply gives
 }
 
 // capture records every DHCP message on one interface, in both
@@ -148,6 +149,7 @@ func parseFrame(f []byte) (packet, bool) {
 		}
 		p.renewal = m.MessageType() == dhcpv4.MessageTypeRequest && p.ciaddr.IsValid() && !p.ciaddr.IsUnspecified()
 		p.chaddr = m.ClientHWAddr.String()
+		p.lease = m.IPAddressLeaseTime(0)
 	case sport == 546 && dport == 547 || sport == 547 && dport == 546:
 		d, err := dhcpv6.FromBytes(payload)
 		if err != nil {
@@ -202,12 +204,12 @@ func (c *capture) exchanges(from, to time.Time) []exchange {
 				continue
 			}
 			if q.out {
-				if isRequest(q) {
+				if q.typ == p.typ {
 					break // a retransmission: later replies are its
 				}
 				continue
 			}
-			if isReply(q) {
+			if answers(q, p) {
 				x.replies = append(x.replies, q)
 			}
 		}
@@ -237,6 +239,21 @@ func isReply(p packet) bool {
 		return true
 	}
 	return false
+}
+
+// answers reports whether reply is of a type that answers req (dhclient
+// uses one transaction ID for its DISCOVER and its REQUEST: a late OFFER
+// is not an answer to the REQUEST).
+func answers(reply, req packet) bool {
+	switch req.typ {
+	case "DISCOVER":
+		return reply.typ == "OFFER"
+	case "REQUEST", "INFORM":
+		return reply.typ == "ACK" || reply.typ == "NAK"
+	case "SOLICIT":
+		return reply.typ == "ADVERTISE" || reply.typ == "REPLY"
+	}
+	return reply.typ == "REPLY"
 }
 
 // isRequest reports whether p is a client message a server answers.

@@ -117,17 +117,17 @@ func (c *vmClient) start() {
 // name is the client program and VM, as the table shows it.
 func (c *vmClient) name() string { return c.spec.name }
 
-// bound reports the client's binding events (bound, renewed) so far as
-// (time, address) pairs, and the events that dropped an address.
-func (c *vmClient) events() (held []heldEvent, dropped []string) {
+// events are the client's binding events (bound, renewed) so far, and
+// those that dropped an address. DHCPv6 events carry no time (zero).
+func (c *vmClient) events() (held, dropped []heldEvent) {
 	if c.run4 != nil {
 		for _, e := range c.run4.Events() {
+			a, _ := netip.ParseAddr(e.Addr)
 			switch e.Kind {
 			case "bound", "renew":
-				a, _ := netip.ParseAddr(e.Addr)
 				held = append(held, heldEvent{e.At, a, e.Name})
 			case "nak":
-				dropped = append(dropped, e.String())
+				dropped = append(dropped, heldEvent{e.At, a, e.Name})
 			}
 		}
 		return held, dropped
@@ -135,15 +135,15 @@ func (c *vmClient) events() (held []heldEvent, dropped []string) {
 	for _, e := range c.run6.Events() {
 		switch e.Reason {
 		case "BOUND6", "RENEW6", "REBIND6", "REBOOT6":
-			// Client6's events carry no time: the capture has the replies.
 			held = append(held, heldEvent{time.Time{}, e.Addr, e.Reason})
 		case "EXPIRE6", "RELEASE6", "STOP6":
-			dropped = append(dropped, e.String())
+			dropped = append(dropped, heldEvent{time.Time{}, e.Addr, e.Reason})
 		}
 	}
 	return held, dropped
 }
 
+// heldEvent is a script event of an address, and when it ran.
 type heldEvent struct {
 	at   time.Time
 	addr netip.Addr

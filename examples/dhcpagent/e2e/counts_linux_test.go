@@ -83,7 +83,9 @@ func table(cases []caseCounts) string {
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range cases {
 		m := ""
-		if c.measureWhat != "" {
+		if c.measureWhat != "" && c.measure == 0 {
+			m = c.measureWhat
+		} else if c.measureWhat != "" {
 			m = fmt.Sprintf("%s: %v", c.measureWhat, c.measure.Round(time.Millisecond))
 		}
 		fmt.Fprintf(&b, "| %s | %v | %d | %d | %d | %d | %d / %d | %d | %s |\n", c.name, c.to.Sub(c.from).Round(time.Second),

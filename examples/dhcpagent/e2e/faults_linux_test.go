@@ -60,7 +60,19 @@ func (s *system) apiServerOutage(d time.Duration) func(*caseCounts) {
 		time.Sleep(d)
 		s.cp.startAPIServer()
 		c.measureWhat, c.measure = "API server down", time.Since(stopped)
+		s.t.Logf("the operator served a new config %v after the API server came back", s.operatorServesAgain())
 	}
+}
+
+// operatorServesAgain creates one more config and returns how long the
+// operator took to serve it: after an API-server outage its watches come
+// back with client-go's backoff (up to 30 s, jittered up to twice that).
+func (s *system) operatorServesAgain() time.Duration {
+	s.t.Helper()
+	back := time.Now()
+	s.createBurst(s.created, s.created+1, nil)
+	s.waitBurstServed(180 * time.Second)
+	return time.Since(back)
 }
 
 // restartAgentWithoutAPIServer stops the API server, SIGKILLs agent a and

@@ -100,6 +100,18 @@ func (s *system) violations(c *caseCounts, before boundState, changed []string, 
 				out = append(out, fmt.Sprintf("%s got a NAK at %s", vm.name(), p.at.Format("15:04:05.000")))
 			}
 		}
+		// A REQUEST that selects one agent's OFFER is answered by that
+		// agent alone.
+		for _, x := range vm.wire.exchanges(c.from, c.to) {
+			if x.req.v6 || x.req.typ != "REQUEST" || x.req.serverID == "" {
+				continue
+			}
+			for _, r := range x.replies {
+				if r.serverID != x.req.serverID {
+					out = append(out, fmt.Sprintf("%s's REQUEST xid %s selecting %s answered by %s (%s)", vm.name(), x.req.xid, x.req.serverID, r.serverID, r.typ))
+				}
+			}
+		}
 		heldEvents, dropped := vm.events()
 		for _, e := range heldEvents {
 			if e.at.IsZero() && !vm.allowed(e.addr, time.Now()) && !vm.allowed(e.addr, c.from) ||
@@ -107,8 +119,10 @@ func (s *system) violations(c *caseCounts, before boundState, changed []string, 
 				out = append(out, fmt.Sprintf("%s's script configured %s (%s), not its pool's", vm.name(), e.addr, e.what))
 			}
 		}
-		if len(dropped) > 0 && !mayDrop(vm) {
-			out = append(out, fmt.Sprintf("%s dropped its address: %v", vm.name(), dropped))
+		for _, e := range dropped {
+			if (e.at.IsZero() || !e.at.Before(c.from)) && !mayDrop(vm) {
+				out = append(out, fmt.Sprintf("%s dropped its address %s (%s at %s)", vm.name(), e.addr, e.what, e.at.Format("15:04:05.000")))
+			}
 		}
 		for _, a := range vm.h.addrs(s.t) {
 			if !vm.allowed(a, time.Now()) {

@@ -1,8 +1,8 @@
 package e2e
 
 import (
+	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -11,20 +11,17 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
 
-// buildBinaries builds the operator's and the agent's commands into a
-// test folder, once per run: the test runs them as processes, so that a
-// SIGKILL is a real one.
-func buildBinaries(t testing.TB) (operator, agent string) {
-	t.Helper()
-	dir := t.TempDir()
-	operator, agent = filepath.Join(dir, "operator"), filepath.Join(dir, "dhcpagent")
+// buildBinaries builds the operator's and the agent's commands into
+// the files operator and agent: the test runs them as processes, so that
+// a SIGKILL is a real one. It may run beside the test (it calls no
+// testing.TB method).
+func buildBinaries(operator, agent string) error {
 	for pkg, out := range map[string]string{"../../operator": operator, "..": agent} {
-		cmd := exec.Command("go", "build", "-o", out, pkg)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+		if b, err := exec.Command("go", "build", "-o", out, pkg).CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
 		}
 	}
-	return operator, agent
+	return nil
 }
 
 // process is one run of a command; its output goes to log.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -75,8 +76,16 @@ func setUp(t *testing.T) *system {
 	netnstest.Require(t)
 	s := &system{t: t}
 	began := time.Now()
-	s.binOp, s.binAgent = buildBinaries(t)
+	// The build and the control plane's start overlap: each takes tens
+	// of seconds on a loaded machine.
+	built := make(chan error, 1)
+	opBin, agentBin := filepath.Join(t.TempDir(), "operator"), filepath.Join(t.TempDir(), "dhcpagent")
+	go func() { built <- buildBinaries(opBin, agentBin) }()
 	s.cp = startControlPlane(t)
+	if err := <-built; err != nil {
+		t.Fatal(err)
+	}
+	s.binOp, s.binAgent = opBin, agentBin
 	var err error
 	if s.c, err = client.New(s.cp.cfg, client.Options{Scheme: scheme}); err != nil {
 		t.Fatal(err)
