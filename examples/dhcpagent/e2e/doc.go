@@ -9,8 +9,10 @@
 // setup: the operator killed (SIGKILL) in a burst of new configs, the
 // agent killed and restarted, the API server stopped for 60 s, the agent
 // restarted while the API server is down (it serves its last-good copy),
-// a pool changed while the agent is down, and, with two agents on the
-// segment, one of them killed.
+// a pool changed while the agent is down; then, with two agents on the
+// segment (-server-ip iface, -peers4, a 24 s lease: see twoagents), a
+// second agent added, clients restarted through DISCOVER and two OFFERs,
+// one agent killed, and a genuine and a forged DECLINE.
 //
 // After every case it asserts the invariants, from what the clients saw
 // on their own links (a packet capture in each client's namespace) and
