@@ -131,8 +131,8 @@ func TestIPPoolWatch(t *testing.T) {
 	defer stopEvents()
 	var w *apiserver.IPPoolWatch
 	record := apiserver.DeclineEvents(func() *unstructured.Unstructured { return w.Latest() }, recorder)
-	a := New(nil, WithLogger(newTestLogger(logs)), WithDeclineHook(func(d Decline) { record(d.MAC, d.Addr, d.Until) }))
-	w = apiserver.NewIPPoolWatch(dc, "default", "lab", poolsource.Loads(a.Apply), newTestLogger(logs))
+	a := New(nil, WithLogger(logtest.Logger(logs, packetLevel)), WithDeclineHook(func(d Decline) { record(d.MAC, d.Addr, d.Until) }))
+	w = apiserver.NewIPPoolWatch(dc, "default", "lab", poolsource.Loads(a.Apply), logtest.Logger(logs, packetLevel))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("agent log:\n%s", logs)

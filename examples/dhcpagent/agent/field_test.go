@@ -55,7 +55,7 @@ func TestFieldCase2HarvesterIPPool(t *testing.T) {
 	const clientMAC = "fa:cf:8e:50:82:fc"
 	p := netnstest.NewPair(t, clientMAC, "192.168.30.251/24")
 	logs := &logtest.Buffer{}
-	a := New(nil, WithLogger(newTestLogger(logs)))
+	a := New(nil, WithLogger(logtest.Logger(logs, packetLevel)))
 	u, err := load(a, []byte(fieldCase2Pool))
 	if err != nil {
 		t.Fatal(err)

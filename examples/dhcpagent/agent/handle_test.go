@@ -2,14 +2,12 @@ package agent
 
 import (
 	"errors"
-	"io"
 	"net"
 	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/insomniacslk/dhcp/dhcpv4"
@@ -18,7 +16,6 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/labtest"
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/metrics"
 	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
-	"k8s.io/klog/v2/textlogger"
 )
 
 // TestRespondBeforeLoad: an agent that has loaded no pool answers nobody.
@@ -49,7 +46,7 @@ func TestHandleDeclineAndRelease(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	logs := &logtest.Buffer{}
 	var hooked []Decline
-	a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), newLevel0Logger(logs),
+	a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), logtest.Logger(logs, 0),
 		WithProbation(time.Minute), WithClock(func() time.Time { return now }),
 		WithDeclineHook(func(d Decline) { hooked = append(hooked, d) }))
 	conn := &recordingConn{}
@@ -118,11 +115,6 @@ func (c *recordingConn) types() []string {
 		s = append(s, m.MessageType().String())
 	}
 	return s
-}
-
-// newLevel0Logger logs what the command logs by default, to w.
-func newLevel0Logger(w io.Writer) logr.Logger {
-	return textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(w)))
 }
 
 // TestHandleNakDestination sends NAKs through the handler: to ciaddr when

@@ -122,7 +122,7 @@ func TestDeclineFloodLogsBounded(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := t0
 	logs := &logtest.Buffer{}
-	a := newAgent(t, benchPool(1000), newLevel0Logger(logs), WithClock(func() time.Time { return now }))
+	a := newAgent(t, benchPool(1000), logtest.Logger(logs, 0), WithClock(func() time.Time { return now }))
 	conn := &recordingConn{}
 	peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}
 	const n = 1000
@@ -173,7 +173,7 @@ func TestClientTextCannotForgeLogLine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			logs := &logtest.Buffer{}
-			a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), newLevel0Logger(logs), WithClock(func() time.Time { return now }))
+			a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), logtest.Logger(logs, 0), WithClock(func() time.Time { return now }))
 			before := len(logs.String())
 			conn := &recordingConn{}
 			peer := &net.UDPAddr{IP: net.IPv4bcast, Port: dhcp4.ClientPort}

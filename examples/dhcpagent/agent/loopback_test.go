@@ -115,7 +115,7 @@ func TestLoopback(t *testing.T) {
 	for _, conn := range loopbackConns {
 		t.Run(conn.name, func(t *testing.T) {
 			logs := &logtest.Buffer{}
-			a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), newTestLogger(logs))
+			a := newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), logtest.Logger(logs, packetLevel))
 			c := serveLoopback(t, a, conn.listen(t))
 
 			steps := []struct {

@@ -143,7 +143,7 @@ func newLab6With(t *testing.T, packet bool, clientMAC string, allocated6 map[str
 		}
 	})
 	pooltest.WriteFile(t, l.path, lab6Pool(allocated6))
-	l.a = New(nil, append([]Option{WithLogger(newTestLogger(l.logs)), WithServerDUID([]byte{0, 3, 0, 1, 2, 0, 0, 0, 0, 0x53})}, opts...)...)
+	l.a = New(nil, append([]Option{WithLogger(logtest.Logger(l.logs, packetLevel)), WithServerDUID([]byte{0, 3, 0, 1, 2, 0, 0, 0, 0, 0x53})}, opts...)...)
 	file := poolsource.NewFile(l.path, poolsource.Loads(l.a.Apply), l.a.log)
 	if err := file.Load(); err != nil {
 		t.Fatal(err)

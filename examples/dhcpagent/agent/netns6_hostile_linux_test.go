@@ -41,7 +41,7 @@ func TestNetns6Hostile(t *testing.T) {
 	const clientMAC, probeMAC = "52:54:00:aa:00:06", "52:54:00:77:00:01"
 	logs := &logtest.Buffer{}
 	l := newLab6(t, clientMAC, map[string]string{"2001:db8:30::a": clientMAC, "2001:db8:30::b": probeMAC},
-		WithRelays6([]netip.Prefix{netip.PrefixFrom(listedRelay, 128)}), WithLogger(newLevel0Logger(logs)))
+		WithRelays6([]netip.Prefix{netip.PrefixFrom(listedRelay, 128)}), WithLogger(logtest.Logger(logs, 0)))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("agent log (level 0):\n%s", logs)

@@ -58,7 +58,7 @@ func runRealClient(t *testing.T, c netnstest.Client4, pool *poolsource.Pool) {
 	const clientMAC = "52:54:00:aa:00:01" // macA
 	p := netnstest.NewPair(t, clientMAC, "10.77.0.2/24")
 	logs := &logtest.Buffer{}
-	a := newAgent(t, pool, newTestLogger(logs))
+	a := newAgent(t, pool, logtest.Logger(logs, packetLevel))
 
 	// Record each reply of the kind the client's script reads.
 	var mu sync.Mutex

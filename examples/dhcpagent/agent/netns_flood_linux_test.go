@@ -161,7 +161,7 @@ func startFloodHost(t *testing.T, c netnstest.Client4, pool *poolsource.Pool, op
 	t.Helper()
 	h := &lifecycleHost{t: t, c: c, dir: t.TempDir(), output: &logtest.Buffer{}, logs: &logtest.Buffer{}, sends: &sendLog{}}
 	h.pair = netnstest.NewPair(t, dhcp4test.MACA, "10.77.0.2/24")
-	h.agent = newAgent(t, pool, newLevel0Logger(h.logs), opts...)
+	h.agent = newAgent(t, pool, logtest.Logger(h.logs, 0), opts...)
 	conn := listenIn(t, h.pair.ServerNS, h.pair.ServerIf)
 	if granted, err := udpsocket.SetReceiveBuffer(conn, 4<<20); err != nil {
 		t.Fatalf("receive buffer: %v (granted %d)", err, granted)

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/udpsocket"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/insomniacslk/dhcp/dhcpv4"
@@ -112,7 +113,7 @@ func startLifecycle(t *testing.T, c netnstest.Client4, pool *poolsource.Pool, op
 	h.pair = netnstest.NewPair(t, dhcp4test.MACA, "10.77.0.2/24")
 	logs := &logtest.Buffer{}
 	h.logs = logs
-	h.agent = newAgent(t, pool, newTestLogger(logs), opts...)
+	h.agent = newAgent(t, pool, logtest.Logger(logs, packetLevel), opts...)
 	h.sends = &sendLog{}
 	tap := &tapConn{
 		Conn: listenIn(t, h.pair.ServerNS, h.pair.ServerIf),

@@ -128,8 +128,8 @@ func TestNetns(t *testing.T) {
 			t.Logf("agent log:\n%s", logs)
 		}
 	})
-	a := New(nil, WithLogger(newTestLogger(logs)))
-	file := poolsource.NewFile(path, poolsource.Loads(a.Apply), newTestLogger(logs))
+	a := New(nil, WithLogger(logtest.Logger(logs, packetLevel)))
+	file := poolsource.NewFile(path, poolsource.Loads(a.Apply), logtest.Logger(logs, packetLevel))
 	if err := file.Load(); err != nil {
 		t.Fatal(err)
 	}

@@ -148,7 +148,7 @@ func TestPoolProblems(t *testing.T) {
 	p.Spec.DNS = []string{"10.77.0.2", "dns.example", "::ffff:10.77.0.3"}
 	p.Spec.NTP = []string{"fd00::3"}
 	logs := &logtest.Buffer{}
-	u, err := New(nil, WithLogger(newTestLogger(logs))).Apply(p)
+	u, err := New(nil, WithLogger(logtest.Logger(logs, packetLevel))).Apply(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func newAgent6(t testing.TB, log *logtest.Buffer, now *time.Time) *Agent {
 	t.Helper()
 	logger := quietLogger()
 	if log != nil {
-		logger = newLevel0Logger(log)
+		logger = logtest.Logger(log, 0)
 	}
 	return newAgent(t, lab6Pool(map[string]string{lab6Addr: lab6MAC}), logger,
 		WithServerDUID(lab6DUID), WithRelays6([]netip.Prefix{netip.PrefixFrom(lab6Relay, 128)}),
@@ -215,7 +215,7 @@ func TestSendFailureLogsBounded(t *testing.T) {
 				arr := dhcp6.Arrival{Source: peer.Addr(), FrameMAC: leasestore.MustParseMAC(lab6MAC), HasFrame: true}
 				send = func() { a.handle6(s, out6{frames: conn}, msg, arr, peer, "eth0") }
 			} else {
-				a = newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), newLevel0Logger(logs), WithClock(func() time.Time { return now }))
+				a = newAgent(t, labtest.Pool(dhcp4test.LabAllocated()), logtest.Logger(logs, 0), WithClock(func() time.Time { return now }))
 				m := dhcp4test.Discover(t, dhcp4test.MACA)
 				send = func() { a.handle(conn, netip.MustParseAddrPort("255.255.255.255:68"), m) }
 			}

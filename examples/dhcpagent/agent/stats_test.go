@@ -103,7 +103,7 @@ func TestSummarize(t *testing.T) {
 	logs := &logtest.Buffer{}
 	p := labtest.Pool(dhcp4test.LabAllocated())
 	p.Metadata.ResourceVersion = "42"
-	a := newAgent(t, p, newLevel0Logger(logs))
+	a := newAgent(t, p, logtest.Logger(logs, 0))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.Summarize(ctx, 20*time.Millisecond) }()

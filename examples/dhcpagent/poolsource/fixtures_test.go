@@ -1,12 +1,10 @@
 package poolsource
 
 import (
-	"io"
 	"net/netip"
 	"sync"
 
 	"github.com/go-logr/logr"
-	"k8s.io/klog/v2/textlogger"
 
 	"github.com/vmnetkit/vmnetkit/examples/dhcpagent/internal/dhcp4test"
 )
@@ -70,9 +68,4 @@ func (s *server) lookup(mac string) (lease, bool) {
 		}
 	}
 	return lease{}, false
-}
-
-// newTestLogger logs everything to w in the command's format.
-func newTestLogger(w io.Writer) logr.Logger {
-	return textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(w)))
 }

@@ -25,7 +25,7 @@ func TestPoll(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pool.json")
 	logs := &logtest.Buffer{}
-	srv := &server{log: newTestLogger(logs)}
+	srv := &server{log: logtest.Logger(logs, 0)}
 	f := NewFile(path, srv.apply, srv.log)
 
 	mtime := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
