@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/reclaim"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
 
@@ -92,6 +93,10 @@ type addressLocks struct {
 	reader   client.Reader // uncached reads: a lock or holder just created
 	recorder record.EventRecorder
 	now      func() time.Time
+	// since is this process's monotonic clock (the reclaim handshake's
+	// ages and durations); reclaimer remembers the orphans it has seen.
+	since     func() time.Duration
+	reclaimer reclaim.Reclaimer
 }
 
 // errPickAgain is take's and the claim's create's answer when the address
@@ -183,16 +188,17 @@ const orphanAge = time.Minute
 
 // warnOrphan records a Warning Event on pool when t's holder does not
 // exist and its lock is orphanAge old (by this process's clock against
-// the API server's creation time), so that whoever runs the pool can find
-// the lock and delete it: nothing else frees its address.
+// the API server's creation time), so that whoever runs the pool can see
+// why its address is not handed out until the lock is reclaimed
+// (reclaimOrphan).
 func (r *addressLocks) warnOrphan(pool v1alpha1.Pool, t *foreignLock) {
 	age := r.now().Sub(t.lock.CreationTimestamp.Time)
 	if !t.holderMissing || age < orphanAge {
 		return
 	}
 	r.recorder.Eventf(pool, corev1.EventTypeWarning, ReasonLockWithoutHolder,
-		"address %s is locked for IPAddress %s, which does not exist %v after the lock's creation; a process stopped between a lock and its IPAddress, whose claim is gone, leaves such a lock: if it stays, delete VMNetIPAddressLock %s to free the address",
-		t.lock.Spec.Address, t.holder(), age.Round(time.Second), t.lock.Name)
+		"address %s is locked for IPAddress %s, which does not exist %v after the lock's creation; a process stopped between a lock and its IPAddress, whose claim is gone, leaves such a lock: VMNetIPAddressLock %s is reclaimed once this process has seen it so for %v",
+		t.lock.Spec.Address, t.holder(), age.Round(time.Second), t.lock.Name, reclaim.OrphanAge)
 }
 
 // delete deletes l, unless it was deleted or created again since it was

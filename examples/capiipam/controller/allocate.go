@@ -50,10 +50,17 @@ func (r *claimReconciler) create(ctx context.Context, q *claimRequest) (*ipamv1.
 	if f != nil {
 		return nil, f, nil
 	}
+	start := r.locks.since()
 	l, foreign, err := r.locks.take(ctx, q.key, addr, client.ObjectKeyFromObject(q.claim))
 	if l == nil {
 		e.settle(owner, addr, false, netip.Addr{})
 		if foreign != nil {
+			switch gone, err := r.locks.reclaimOrphan(ctx, q.poolObj, foreign); {
+			case err != nil:
+				return nil, nil, err
+			case gone:
+				return nil, nil, errPickAgain // free again: the next pick may take it
+			}
 			e.markForeignLock(addr, foreign.holder())
 			r.locks.warnOrphan(q.poolObj, foreign)
 			return nil, nil, errPickAgain
@@ -61,6 +68,19 @@ func (r *claimReconciler) create(ctx context.Context, q *claimRequest) (*ipamv1.
 		return nil, nil, err
 	}
 	ip, created, err := r.createAddress(ctx, q, addr, prefix)
+	if err == nil && created {
+		// A slow create may have outlived its lock (package reclaim).
+		switch held, cerr := r.locks.confirm(ctx, l, r.locks.since()-start); {
+		case cerr != nil:
+			err = cerr // the IPAddress stays; the retry rechecks it (ensureAddress)
+		case !held:
+			e.settle(owner, addr, false, netip.Addr{})
+			if err := r.locks.dropLost(ctx, ip); err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, errPickAgain
+		}
+	}
 	var holds netip.Addr // what owner's IPAddress holds in the pool; none on error
 	switch {
 	case err != nil:

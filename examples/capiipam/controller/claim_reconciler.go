@@ -136,6 +136,7 @@ func (r *claimReconciler) ensureAddress(ctx context.Context, q *claimRequest) (*
 	case err != nil:
 		return nil, reconcile.Result{}, err
 	}
+	found := ip != nil
 	if ip == nil {
 		var f *failure
 		// An address found locked by another (a split brain, whose other
@@ -176,6 +177,11 @@ func (r *claimReconciler) ensureAddress(ctx context.Context, q *claimRequest) (*
 		return nil, res, err
 	}
 	if controllerutil.ContainsFinalizer(ip, AddressFinalizer) {
+		if found && claim.Status.AddressRef.Name != ip.Name {
+			// Made by a process that stopped before binding the claim: its
+			// lock may have been reclaimed since (package reclaim).
+			return r.recheckFound(ctx, q, ip)
+		}
 		return ip, reconcile.Result{}, nil
 	}
 	committed, err := r.commitLegacy(ctx, q, ip)
@@ -312,4 +318,25 @@ func ignoreRace(err error) error {
 		return nil
 	}
 	return err
+}
+
+// recheckFound returns ip, a committed IPAddress found for q's claim
+// before the claim was bound to it, if it still holds its address's lock;
+// otherwise it deletes ip, and the claim picks again.
+func (r *claimReconciler) recheckFound(ctx context.Context, q *claimRequest, ip *ipamv1.IPAddress) (*ipamv1.IPAddress, reconcile.Result, error) {
+	addr, err := ipam.ParseAddr(ip.Spec.Address)
+	if err != nil {
+		return ip, reconcile.Result{}, nil // no lock was ever taken for it
+	}
+	held, err := r.locks.recheck(ctx, q.key, addr, ip)
+	if err != nil || held {
+		if err != nil {
+			return nil, reconcile.Result{}, err
+		}
+		return ip, reconcile.Result{}, nil
+	}
+	if err := r.locks.dropLost(ctx, ip); err != nil {
+		return nil, reconcile.Result{}, err
+	}
+	return nil, reconcile.Result{Requeue: true}, nil
 }

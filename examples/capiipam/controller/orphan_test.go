@@ -26,7 +26,7 @@ func TestWarnOrphan(t *testing.T) {
 		{"holder missing, a minute old", time.Minute, true, []string{
 			"Warning LockWithoutHolder address 10.6.0.5 is locked for IPAddress ns/m, which does not exist 1m0s after the lock's creation; " +
 				"a process stopped between a lock and its IPAddress, whose claim is gone, leaves such a lock: " +
-				"if it stays, delete VMNetIPAddressLock 10.6.0.5.abc to free the address",
+				"VMNetIPAddressLock 10.6.0.5.abc is reclaimed once this process has seen it so for 1m0s",
 		}},
 		{"holder missing, just under a minute old", time.Minute - time.Second, true, nil},
 		{"holder missing, just created", 0, true, nil},

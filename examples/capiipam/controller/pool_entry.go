@@ -61,6 +61,11 @@ type poolEntry struct {
 	resynced time.Time
 	dirty    bool
 
+	// countsWritten is when this process last wrote the pool's counts,
+	// by its monotonic clock (poolReconciler.since); counted says it did.
+	countsWritten time.Duration
+	counted       bool
+
 	// pending is the address of every IPAddress this process is creating,
 	// by owner, between reserve and settle.
 	pending map[string]netip.Addr

@@ -71,10 +71,26 @@ func (e *poolEntry) step(ev cacheready.Event) {
 }
 
 // syncEntry is syncLocked under e.mu, and returns as well when the resync
-// the pool's changes wait for is due (resyncWaitLocked).
+// the pool's changes wait for is due (resyncWaitLocked); counts to write
+// within countsDelay of the last ones are held back, and again is when
+// to come back for them.
 func (r *poolReconciler) syncEntry(ctx context.Context, e *poolEntry, key poolKey, obj v1alpha1.Pool) (counts v1alpha1.Pool, again time.Duration, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	counts, err = r.syncLocked(ctx, e, key, obj)
-	return counts, e.resyncWaitLocked(r.now()), err
+	again = e.resyncWaitLocked(r.now())
+	if counts == nil || err != nil {
+		return counts, again, err
+	}
+	// At most one counts write a countsDelay: a reconcile queued by an
+	// event during the last write comes back when the delay is over.
+	now := r.since()
+	if wait := countsDelay - (now - e.countsWritten); e.counted && wait > 0 {
+		if again <= 0 || wait < again {
+			again = wait
+		}
+		return nil, again, nil
+	}
+	e.countsWritten, e.counted = now, true
+	return counts, again, nil
 }

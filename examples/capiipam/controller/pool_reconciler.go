@@ -39,6 +39,7 @@ type poolReconciler struct {
 	cache    *poolCache
 	recorder record.EventRecorder
 	now      func() time.Time
+	since    func() time.Duration // monotonic: the counts' pace (countsDelay)
 }
 
 func (r *poolReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

@@ -37,6 +37,10 @@ type Options struct {
 	// interval, as in the operator. Now is also the clock of the reuse
 	// grace period; MaxConcurrentClaims counts IPAddressClaims.
 	manager.ControllerOptions
+	// Since is the monotonic clock of the lock-reclaim handshake (package
+	// reclaim): how long since a fixed start. Nil: the process's own;
+	// tests run it faster.
+	Since func() time.Duration
 }
 
 // The permissions the reconcilers need (config/rbac/role.yaml is generated
@@ -49,7 +53,7 @@ type Options struct {
 // +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetippools;globalvmnetippools,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetippools/status;globalvmnetippools/status,verbs=get;update
 // +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetippools/finalizers;globalvmnetippools/finalizers,verbs=update
-// +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetipaddresslocks,verbs=get;create;delete;deletecollection
+// +kubebuilder:rbac:groups=ipam.vmnetkit.dev,resources=vmnetipaddresslocks,verbs=get;create;patch;delete;deletecollection
 // +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=ipam.cluster.x-k8s.io,resources=ipaddressclaims/finalizers,verbs=update
@@ -62,6 +66,10 @@ type Options struct {
 // API's ipam/v1beta2 and core/v1beta2 types.
 func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 	opts.ControllerOptions = opts.ControllerOptions.WithDefaults()
+	if opts.Since == nil {
+		start := time.Now()
+		opts.Since = func() time.Duration { return time.Since(start) }
+	}
 	cache := newPoolCache(opts.Epoch)
 	ctx := context.Background()
 	indexer := mgr.GetFieldIndexer()
@@ -95,7 +103,7 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 	for _, kind := range []string{v1alpha1.PoolKind, v1alpha1.GlobalPoolKind} {
 		r := &poolReconciler{
 			kind: kind, newObj: newPool(kind),
-			client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: cache, recorder: recorder, now: opts.Now,
+			client: mgr.GetClient(), reader: mgr.GetAPIReader(), cache: cache, recorder: recorder, now: opts.Now, since: opts.Since,
 		}
 		err = ctrl.NewControllerManagedBy(mgr).
 			Named(kind).
@@ -111,7 +119,7 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 		}
 	}
 
-	locks := &addressLocks{client: mgr.GetClient(), reader: mgr.GetAPIReader(), recorder: recorder, now: opts.Now}
+	locks := &addressLocks{client: mgr.GetClient(), reader: mgr.GetAPIReader(), recorder: recorder, now: opts.Now, since: opts.Since}
 	release := &releaser{client: mgr.GetClient(), locks: locks, now: opts.Now}
 	claims := &claimReconciler{
 		client: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),

@@ -50,7 +50,9 @@ func creator(p *proxy, claim string, addrs []string, crash bool, locked func(), 
 }
 
 // restarted is what a restarted process does with the IPAddress it finds
-// for claim: it reads the lock of that address and rechecks it.
+// for claim (capiipam's addressLocks.recheck): it reads the lock of that
+// address and rechecks it; a lock gone is taken again, and lost when
+// another took it first.
 func restarted(p *proxy, claim string) (bool, error) {
 	ctx := context.Background()
 	addr, found, err := p.address(claim)
@@ -60,7 +62,11 @@ func restarted(p *proxy, claim string) (bool, error) {
 	cur, err := p.GetLock(ctx, addr)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return false, nil
+		_, err := p.createLock(addr, claim)
+		if errors.Is(err, ErrConflict) {
+			return false, nil
+		}
+		return err == nil, err
 	case err != nil:
 		return false, err
 	case cur.Holder != claim:

@@ -43,6 +43,14 @@ func StartManagerN(t testing.TB, cfg *rest.Config, ns, epoch string, now func() 
 // after each create the provider makes, before the create returns to it.
 func StartManagerHooked(t testing.TB, cfg *rest.Config, ns, epoch string, now func() time.Time, workers int, afterCreate func(obj client.Object, err error)) *Manager {
 	t.Helper()
+	return StartManagerSince(t, cfg, ns, epoch, now, nil, workers, afterCreate)
+}
+
+// StartManagerSince is StartManagerHooked with since, if not nil, as the
+// provider's monotonic clock (controller.Options.Since): the lock-reclaim
+// handshake's ages.
+func StartManagerSince(t testing.TB, cfg *rest.Config, ns, epoch string, now func() time.Time, since func() time.Duration, workers int, afterCreate func(obj client.Object, err error)) *Manager {
+	t.Helper()
 	m := &Manager{Epoch: epoch}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 Scheme,
@@ -79,9 +87,17 @@ func StartManagerHooked(t testing.TB, cfg *rest.Config, ns, epoch string, now fu
 	}
 	var opts controller.Options
 	opts.Epoch, opts.Now, opts.RetryWaiting, opts.MaxConcurrentClaims, opts.SkipNameValidation = epoch, now, 250*time.Millisecond, workers, true
+	opts.Since = since
 	if _, err := controller.Setup(mgr, opts); err != nil {
 		t.Fatal(err)
 	}
 	m.Stop = kubetest.RunManager(t, mgr)
 	return m
+}
+
+// Faster returns a monotonic clock that runs x times as fast as the
+// process's, from now: for the lock-reclaim handshake's ages in tests.
+func Faster(x int) func() time.Duration {
+	start := time.Now()
+	return func() time.Duration { return time.Since(start) * time.Duration(x) }
 }
