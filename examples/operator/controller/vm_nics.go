@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -99,10 +100,7 @@ func vmNICs(v vmView) (nics []v1alpha1.NIC, skipped []skippedNIC) {
 			continue
 		}
 		prev, hadPrev := prevNIC(v.prev, iface.Name)
-		mac := st.MAC
-		if mac == "" {
-			mac = iface.MacAddress
-		}
+		mac := cmp.Or(st.MAC, iface.MacAddress)
 		if mac == "" && hadPrev {
 			mac = prev.MAC
 		}

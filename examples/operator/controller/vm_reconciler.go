@@ -53,19 +53,13 @@ type vmReconciler struct {
 }
 
 func (r *vmReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	vm := &kubevirt.VirtualMachine{}
-	if err := r.client.Get(ctx, req.NamespacedName, vm); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return reconcile.Result{}, err
-		}
-		vm = nil
+	vm, err := getIfExists(ctx, r.client, req.NamespacedName, &kubevirt.VirtualMachine{})
+	if err != nil {
+		return reconcile.Result{}, err
 	}
-	cfg := &v1alpha1.VMNetworkConfig{}
-	if err := r.client.Get(ctx, req.NamespacedName, cfg); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return reconcile.Result{}, err
-		}
-		cfg = nil
+	cfg, err := getIfExists(ctx, r.client, req.NamespacedName, &v1alpha1.VMNetworkConfig{})
+	if err != nil {
+		return reconcile.Result{}, err
 	}
 	if cfg != nil && !generated(cfg) {
 		if vm != nil {
@@ -85,31 +79,55 @@ func (r *vmReconciler) Reconcile(ctx context.Context, req reconcile.Request) (re
 		}
 		return reconcile.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
-
-	vmi := &kubevirt.VirtualMachineInstance{}
-	if err := r.client.Get(ctx, req.NamespacedName, vmi); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return reconcile.Result{}, err
-		}
-		vmi = nil
+	vmi, err := getIfExists(ctx, r.client, req.NamespacedName, &kubevirt.VirtualMachineInstance{})
+	if err != nil {
+		return reconcile.Result{}, err
 	}
 	var pools v1alpha1.IPPoolList
 	if err := r.client.List(ctx, &pools); err != nil {
 		return reconcile.Result{}, err
 	}
 	nics, skipped := vmNICs(vmView{vm: vm, vmi: vmi, pools: poolsByNetwork(pools.Items), static: r.static(vm), prev: cfg})
+	r.reportSkipped(vm, skipped)
+	if len(nics) == 0 {
+		return reconcile.Result{}, r.delete(ctx, cfg, "its VM has no NIC a pool serves")
+	}
+	cfg, res, err := r.write(ctx, vm, cfg, nics)
+	if cfg == nil {
+		return res, err
+	}
+	// One line per reconcile at -v 1, as the other reconcilers.
+	log.FromContext(ctx).V(1).Info("virtual machine reconciled", "nics", len(nics), "skipped", len(skipped), "running", vmi != nil)
+	return reconcile.Result{}, r.setNetworkReady(ctx, cfg, vmi, pools.Items)
+}
+
+// getIfExists reads key into obj: obj when it exists, nil when it does not.
+func getIfExists[T client.Object](ctx context.Context, c client.Client, key types.NamespacedName, obj T) (T, error) {
+	var none T
+	if err := c.Get(ctx, key, obj); err != nil {
+		return none, client.IgnoreNotFound(err)
+	}
+	return obj, nil
+}
+
+// reportSkipped records one Event per interface vmNICs skipped. Identical
+// Events are merged into one by the recorder (its count grows), so a VM
+// gets one Event per reason and interface.
+func (r *vmReconciler) reportSkipped(vm *kubevirt.VirtualMachine, skipped []skippedNIC) {
 	for _, s := range skipped {
-		// Identical Events are merged into one by the recorder (its count
-		// grows), so a VM gets one Event per reason and interface.
 		kind := corev1.EventTypeWarning // a conflict or a bad MAC needs a user
 		if s.Reason == ReasonNetworkNotServed {
 			kind = corev1.EventTypeNormal // a network the operator is not asked to serve
 		}
 		r.events.Event(vm, kind, s.Reason, s.Message)
 	}
-	if len(nics) == 0 {
-		return reconcile.Result{}, r.delete(ctx, cfg, "its VM has no NIC a pool serves")
-	}
+}
+
+// write creates vm's config with nics, or updates cfg's NICs to nics when
+// they differ. It returns the config as written, or nil and the result to
+// return when the reconcile ends here (a create the cache has not seen, a
+// conflict).
+func (r *vmReconciler) write(ctx context.Context, vm *kubevirt.VirtualMachine, cfg *v1alpha1.VMNetworkConfig, nics []v1alpha1.NIC) (*v1alpha1.VMNetworkConfig, reconcile.Result, error) {
 	if cfg == nil {
 		cfg = &v1alpha1.VMNetworkConfig{ObjectMeta: metav1.ObjectMeta{
 			Name: vm.Name, Namespace: vm.Namespace,
@@ -118,19 +136,21 @@ func (r *vmReconciler) Reconcile(ctx context.Context, req reconcile.Request) (re
 		}, Spec: v1alpha1.VMNetworkConfigSpec{NICs: nics}}
 		if err := r.client.Create(ctx, cfg); err != nil {
 			if apierrors.IsAlreadyExists(err) {
-				return reconcile.Result{Requeue: true}, nil // the cache has not seen it yet
+				return nil, reconcile.Result{Requeue: true}, nil // the cache has not seen it yet
 			}
-			return conflict.Requeue(err)
+			res, err := conflict.Requeue(err)
+			return nil, res, err
 		}
-	} else if !equality.Semantic.DeepEqual(cfg.Spec.NICs, nics) {
+		return cfg, reconcile.Result{}, nil
+	}
+	if !equality.Semantic.DeepEqual(cfg.Spec.NICs, nics) {
 		cfg.Spec.NICs = nics
 		if err := r.client.Update(ctx, cfg); err != nil {
-			return conflict.Requeue(err)
+			res, err := conflict.Requeue(err)
+			return nil, res, err
 		}
 	}
-	// One line per reconcile at -v 1, as the other reconcilers.
-	log.FromContext(ctx).V(1).Info("virtual machine reconciled", "nics", len(nics), "skipped", len(skipped), "running", vmi != nil)
-	return reconcile.Result{}, r.setNetworkReady(ctx, cfg, vmi, pools.Items)
+	return cfg, reconcile.Result{}, nil
 }
 
 // setNetworkReady writes cfg's NetworkReady condition when it changed.
