@@ -8,7 +8,8 @@ import (
 )
 
 // PoolSpec is the spec of both pool kinds: the fields, JSON names and
-// meaning of the in-cluster provider's InClusterIPPoolSpec.
+// meaning of the in-cluster provider's InClusterIPPoolSpec, and
+// preAllocations as Metal3's IPPool has it.
 type PoolSpec struct {
 	// Addresses lists what the pool hands out: single addresses
 	// ("10.0.0.7"), ranges ("10.0.0.10-10.0.0.19") or prefixes
@@ -47,6 +48,17 @@ type PoolSpec struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	AddressReuseGracePeriodSeconds *int32 `json:"addressReuseGracePeriodSeconds,omitempty"`
+
+	// PreAllocations gives claims their addresses: the key is the claim's
+	// name for a VMNetIPPool (claims of its namespace), its
+	// namespace/name for a GlobalVMNetIPPool; the value one address the
+	// pool hands out, at most one claim's. The address is held for its
+	// claim from the pool's build on and handed to no other claim, also
+	// while the claim does not exist; a claim bound before keeps its
+	// IPAddress. An invalid entry is reported in CacheReady, naming it,
+	// and the pool serves no new claim until it is fixed.
+	// +optional
+	PreAllocations map[string]PreAllocatedAddress `json:"preAllocations,omitempty"`
 }
 
 // AddressList returns the part of s that decides which addresses the pool
@@ -93,8 +105,10 @@ type PoolStatusAddresses struct {
 	Used int `json:"used"`
 
 	// Free is how many addresses are still handed out: Total less the
-	// used ones in range. (The in-cluster provider subtracts every used
-	// one, so its Free undercounts while some are out of range.)
+	// used ones in range and the pre-allocated ones whose claim has no
+	// IPAddress (counted in neither Used nor Free). (The in-cluster
+	// provider subtracts every used one, so its Free undercounts while
+	// some are out of range.)
 	Free int `json:"free"`
 
 	// OutOfRange is how many IPAddresses name an address the pool's
