@@ -39,31 +39,31 @@ func (q *claimRequest) owner() string { return q.claim.Namespace + "/" + q.claim
 // a restart, created it) it returns that one, and gives up the address
 // lock just taken if that one holds another address. errPickAgain means
 // the address was taken by another: pick again. A failure is what to tell
-// the claim.
+// the claim; a claim that asks for an address (pre-allocated, or its
+// annotation's) gets that one or a failure, never errPickAgain for an
+// address another's lock holds.
 //
 // It takes the entry's mu twice, never across an API call: reserve picks
 // the address, and settle records in one step what the create left,
 // whatever the path.
 func (r *claimReconciler) create(ctx context.Context, q *claimRequest) (*ipamv1.IPAddress, *failure, error) {
 	e, owner := q.entry, q.owner()
-	addr, prefix, f := e.reserve(q.key, owner, r.now())
+	asked, f := askedAddress(q.claim)
 	if f != nil {
 		return nil, f, nil
 	}
+	res, f := e.reserve(q.key, owner, asked, r.now())
+	if f != nil {
+		return nil, f, nil
+	}
+	addr, prefix := res.addr, res.prefix
 	start := r.locks.since()
 	l, foreign, err := r.locks.take(ctx, q.key, addr, client.ObjectKeyFromObject(q.claim))
 	if l == nil {
 		e.settle(owner, addr, false, netip.Addr{})
 		if foreign != nil {
-			switch gone, err := r.locks.reclaimOrphan(ctx, q.poolObj, foreign); {
-			case err != nil:
-				return nil, nil, err
-			case gone:
-				return nil, nil, errPickAgain // free again: the next pick may take it
-			}
-			e.markForeignLock(addr, foreign.holder())
-			r.locks.warnOrphan(q.poolObj, foreign)
-			return nil, nil, errPickAgain
+			f, err := r.lockedByAnother(ctx, q, res, foreign)
+			return nil, f, err
 		}
 		return nil, nil, err
 	}
@@ -103,6 +103,27 @@ func (r *claimReconciler) create(ctx context.Context, q *claimRequest) (*ipamv1.
 		}
 	}
 	return ip, nil, nil
+}
+
+// lockedByAnother answers create's finding that foreign, another's lock,
+// holds the address res reserved (and settle freed): errPickAgain when
+// the lock, left without its IPAddress, was reclaimed just now (package
+// reclaim); otherwise the address is marked taken (markForeignLock) and
+// the claim picks again, or, when it asked for that address, fails.
+func (r *claimReconciler) lockedByAnother(ctx context.Context, q *claimRequest, res reservation, foreign *foreignLock) (*failure, error) {
+	switch gone, err := r.locks.reclaimOrphan(ctx, q.poolObj, foreign); {
+	case err != nil:
+		return nil, err
+	case gone:
+		return nil, errPickAgain // free again: the next pick may take it
+	}
+	q.entry.markForeignLock(res.addr, foreign.holder())
+	r.locks.warnOrphan(q.poolObj, foreign)
+	if res.source != "" {
+		held := foreignLockOwner(foreign.holder(), res.addr)
+		return &failure{ReasonAddressInUse, inUseMessage(q.key, res.addr, res.source, held)}, nil
+	}
+	return nil, errPickAgain
 }
 
 // createAddress creates q's claim's IPAddress of addr in q's pool,

@@ -68,11 +68,7 @@ func BenchmarkClaim(b *testing.B) {
 	for _, p := range benchPools {
 		objs := benchAddresses(b, p.spec, p.used)
 		b.Run(p.name+"/vmnetkit", func(b *testing.B) {
-			spec, err := p.spec.AddressList().Parse()
-			if err != nil {
-				b.Fatal(err)
-			}
-			e := readyEntry(b, spec, objs)
+			e := readyEntry(b, p.spec, objs)
 			key := poolKey{Kind: v1alpha1.PoolKind, Namespace: "default", Name: "bench"}
 			owners := make([]string, len(objs))
 			addrs := make([]netip.Addr, len(objs))
@@ -87,10 +83,11 @@ func BenchmarkClaim(b *testing.B) {
 				k := rng.IntN(len(owners))
 				e.seen(owners[k], addrs[k], false) // the IPAddress's deletion event
 				owner := fmt.Sprintf("default/new-%d", i)
-				a, _, f := e.reserve(key, owner, time.Time{})
+				res, f := e.reserve(key, owner, netip.Addr{}, time.Time{})
 				if f != nil {
 					b.Fatal(f.message)
 				}
+				a := res.addr
 				e.settle(owner, a, true, a) // the create succeeded
 				owners[k], addrs[k] = owner, a
 			}

@@ -154,7 +154,7 @@ func (r *claimReconciler) ensureAddress(ctx context.Context, q *claimRequest) (*
 			return nil, reconcile.Result{RequeueAfter: r.waiting / 10}, nil
 		case f != nil:
 			res, err := r.fail(ctx, claim, *f)
-			if f.reason == ReasonPoolExhausted || f.reason == ReasonPoolNotReady {
+			if waits(f.reason) {
 				res.RequeueAfter = r.waiting
 			}
 			return nil, res, err

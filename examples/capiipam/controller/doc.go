@@ -8,7 +8,10 @@
 //     and guarded by one cacheready.Machine, whose CacheReady condition and
 //     process epoch it writes into the pool's status with the counts;
 //   - the claim reconciler answers each IPAddressClaim whose poolRef names
-//     one of those kinds with an IPAddress of the claim's name;
+//     one of those kinds with an IPAddress of the claim's name: the
+//     address spec.preAllocations gives the claim, else the one its
+//     v1alpha1.AddressAnnotation asks for, else any; an asked-for one or
+//     none (pool_entry_pre.go, pool_entry_reserve.go);
 //   - the address reconciler releases an IPAddress once its claim is gone,
 //     after the pool's reuse grace period (releaser, which the claim
 //     reconciler shares for a claim seen being deleted).

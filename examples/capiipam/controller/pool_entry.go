@@ -12,6 +12,7 @@ import (
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/internal/poolcache"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
@@ -74,6 +75,13 @@ type poolEntry struct {
 	// another owner holds in the pool (a split brain's loser not deleted
 	// yet): when that one goes, the next takes the address over.
 	shared map[netip.Addr][]string
+
+	// pre is the address spec.preAllocations gives each claim (by
+	// namespace/name), preOf its inverse, source the spec they were built
+	// from with ipamPool (pool_entry_pre.go).
+	pre    map[string]netip.Addr
+	preOf  map[netip.Addr]string
+	source v1alpha1.PoolSpec
 }
 
 // resyncEvery is how often at most a pool's resync runs: it walks the
@@ -109,7 +117,8 @@ func (e *poolEntry) resyncWaitLocked(now time.Time) time.Duration {
 }
 
 // resyncLocked makes the pool hold exactly what objects and pending hold
-// (one owner for an address held twice), undoing any drift of the
+// (one owner for an address held twice) and, of the pre-allocated
+// addresses, those nothing else holds, undoing any drift of the
 // incremental updates, whose events and creates interleave (a create
 // finishing after a rebuild, an event for an object a lost race already
 // removed), and dropping the marks of addresses found locked by another.
@@ -136,6 +145,7 @@ func (e *poolEntry) resyncLocked() {
 			e.holdLocked(owner, a)
 		}
 	}
+	e.placeAllLocked()
 }
 
 // addedLocked records that owner's IPAddress holds addr.
@@ -183,27 +193,31 @@ func (e *poolEntry) removedLocked(owner string, addr netip.Addr) {
 // locks for a moment (two processes serving its claim), and a pool owner
 // holds one address.
 func foreignLockOwner(holder string, addr netip.Addr) string {
-	return "lock:" + holder + "@" + addr.String()
+	return foreignLockPrefix + holder + "@" + addr.String()
 }
+
+// foreignLockPrefix starts every foreignLockOwner.
+const foreignLockPrefix = "lock:"
 
 // markForeignLockLocked marks addr taken in the pool by the address lock
 // of holder (an IPAddress's namespace/name) that this process found but
 // whose IPAddress it has not seen, so that claims pick other addresses
 // until the next resync drops the mark or holder's IPAddress shows
 // (holdLocked). An address held meanwhile (by an IPAddress, or reserved
-// for a claim) is left as it is.
+// for a claim) is left as it is; a pre-allocated one is marked too.
 func (e *poolEntry) markForeignLockLocked(addr netip.Addr, holder string) {
 	e.dirty = true // a resync drops the mark
 	if e.ipamPool != nil {
-		_ = e.ipamPool.AllocateAddr(addr, foreignLockOwner(holder, addr))
+		_ = e.takeLocked(foreignLockOwner(holder, addr), addr)
 	}
 }
 
-// holdLocked allocates addr to owner in the pool. An address outside the
-// range is left out: it cannot be handed out anyway. An address held by
-// another owner is noted in shared.
+// holdLocked allocates addr to owner in the pool, taking it from a
+// placeholder of a pre-allocation. An address outside the range is left
+// out: it cannot be handed out anyway. An address held by another owner
+// is noted in shared.
 func (e *poolEntry) holdLocked(owner string, addr netip.Addr) {
-	err := e.ipamPool.AllocateAddr(addr, owner)
+	err := e.takeLocked(owner, addr)
 	if held, ok := e.ipamPool.Lookup(addr); errors.Is(err, ipam.ErrInUse) && ok && held == foreignLockOwner(owner, addr) {
 		// The address lock found for owner: its IPAddress now shows.
 		_, _ = e.ipamPool.Release(addr)
@@ -219,7 +233,8 @@ func (e *poolEntry) holdLocked(owner string, addr netip.Addr) {
 
 // freeLocked frees addr in the pool if owner holds it (only in memory:
 // the IPAddress's release is releaser's). When another IPAddress names
-// the same address, the pool keeps it taken for that one.
+// the same address, the pool keeps it taken for that one; a pre-allocated
+// address is held for its claim again.
 func (e *poolEntry) freeLocked(owner string, addr netip.Addr) {
 	if e.ipamPool == nil {
 		return
@@ -234,58 +249,7 @@ func (e *poolEntry) freeLocked(owner string, addr netip.Addr) {
 			e.holdLocked(o, addr)
 		}
 	}
-}
-
-// reserveLocked allocates an address for owner from the pool and records
-// it as pending until settleLocked; it returns the address and the pool's
-// prefix length, or the failure to tell the claim (nothing then is
-// reserved). A pool found exhausted is resynced first if one is due
-// (resyncDueLocked), so that the marks of address locks found
-// (markForeignLockLocked) do not outlive their locks when nothing else
-// changes the pool: a lock still there is found again.
-func (e *poolEntry) reserveLocked(key poolKey, owner string, now time.Time) (netip.Addr, int, *failure) {
-	if !e.readyLocked() {
-		reason := "not built"
-		if c, ok := e.machine.Condition(); ok {
-			reason = c.Reason + ": " + c.Message
-		}
-		return netip.Addr{}, 0, &failure{ReasonPoolNotReady, fmt.Sprintf("%s: cache not ready in this process (%s)", key, reason)}
-	}
-	addr, err := e.ipamPool.Allocate(owner)
-	if errors.Is(err, ipam.ErrExhausted) && e.resyncDueLocked(now) {
-		addr, err = e.ipamPool.Allocate(owner)
-	}
-	switch {
-	case errors.Is(err, ipam.ErrExhausted):
-		return netip.Addr{}, 0, &failure{ReasonPoolExhausted, fmt.Sprintf("%s: no free address", key)}
-	case err != nil:
-		return netip.Addr{}, 0, &failure{ReasonAllocationFailed, err.Error()}
-	}
-	e.pending[owner] = addr
-	return addr, e.spec.Prefix.Bits(), nil
-}
-
-// settleLocked ends the create of owner's IPAddress for addr, which
-// reserveLocked returned: addr is no longer pending; unless an IPAddress
-// of addr was created, addr is freed; and the pool records that owner's
-// IPAddress holds holds (addr when created, the address of the IPAddress
-// found in its place, or the zero Addr for none).
-func (e *poolEntry) settleLocked(owner string, addr netip.Addr, created bool, holds netip.Addr) {
-	if e.pending[owner] == addr {
-		delete(e.pending, owner)
-	}
-	e.dirty = true
-	if !created {
-		e.freeLocked(owner, addr)
-	}
-	switch a, ok := e.objects[owner]; {
-	case holds.IsValid():
-		e.addedLocked(owner, holds)
-	case ok:
-		// The informer showed owner's IPAddress (another process's) while
-		// addr was pending: the pool could not hold it for owner then.
-		e.holdLocked(owner, a)
-	}
+	e.placeLocked(addr)
 }
 
 // countsLocked returns the pool's address counts for the status, and how

@@ -15,10 +15,10 @@ import (
 // writes of a build, rare).
 
 // reserve is reserveLocked under e.mu: a claim's pick.
-func (e *poolEntry) reserve(key poolKey, owner string, now time.Time) (netip.Addr, int, *failure) {
+func (e *poolEntry) reserve(key poolKey, owner string, asked netip.Addr, now time.Time) (reservation, *failure) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.reserveLocked(key, owner, now)
+	return e.reserveLocked(key, owner, asked, now)
 }
 
 // settle is settleLocked under e.mu: what a claim's create left, recorded

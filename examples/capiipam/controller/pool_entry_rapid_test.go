@@ -1,7 +1,9 @@
 package controller
 
 import (
+	"errors"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,7 +12,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/conditions"
 	"github.com/vmnetkit/vmnetkit/conditions/cacheready"
-	"github.com/vmnetkit/vmnetkit/ipam"
+	"github.com/vmnetkit/vmnetkit/examples/capiipam/api/v1alpha1"
 )
 
 // poolEntryModel is the plain model of a poolEntry: the IPAddresses the
@@ -19,6 +21,20 @@ type poolEntryModel struct {
 	objects map[string]netip.Addr
 	pending map[string]netip.Addr
 	marks   map[netip.Addr]string // addresses found locked by another's lock, by holder, until a resync
+	pre     map[string]netip.Addr // spec.preAllocations, by claim
+	preOf   map[netip.Addr]string
+}
+
+// takenFor reports whether a is another's than owner o's: an IPAddress, a
+// create or a lock of another names it, or it is pre-allocated to another.
+func (m *poolEntryModel) takenFor(o string, a netip.Addr) bool {
+	for _, h := range m.holders(a) {
+		if h != o {
+			return true
+		}
+	}
+	c, ok := m.preOf[a]
+	return ok && c != o
 }
 
 // holders returns the owners the model says may hold a.
@@ -40,9 +56,12 @@ func (m *poolEntryModel) holders(a netip.Addr) []string {
 	return out
 }
 
-// may reports whether the model allows owner o to hold a in the pool.
+// may reports whether the model allows owner o to hold a in the pool:
+// o's IPAddress or create names it, o is the mark of a lock found on it,
+// or o is the placeholder of the claim it is pre-allocated to.
 func (m *poolEntryModel) may(o string, a netip.Addr) bool {
-	return m.objects[o] == a || m.pending[o] == a || (m.marks[a] != "" && foreignLockOwner(m.marks[a], a) == o)
+	return m.objects[o] == a || m.pending[o] == a || (m.marks[a] != "" && foreignLockOwner(m.marks[a], a) == o) ||
+		(m.preOf[a] != "" && placeholderOwner(m.preOf[a]) == o)
 }
 
 // scanCounts is counts the slow way: a walk of every IPAddress.
@@ -65,21 +84,33 @@ type fataler interface {
 	Fatalf(format string, args ...any)
 }
 
-// readyEntry returns an entry of spec holding the IPAddresses items, its
-// machine Ready as the pool reconciler leaves it after a build.
-func readyEntry(tb fataler, spec ipam.Spec, items []ipamv1.IPAddress) *poolEntry {
+// testKey is the pool of the entries readyEntry makes.
+var testKey = poolKey{Kind: v1alpha1.PoolKind, Namespace: "ns", Name: "p"}
+
+// readyEntry returns an entry of source (testKey's spec) holding the
+// IPAddresses items, its machine Ready as the pool reconciler leaves it
+// after a build.
+func readyEntry(tb fataler, source v1alpha1.PoolSpec, items []ipamv1.IPAddress) *poolEntry {
+	tb.Helper()
+	spec, pre, err := parsePool(testKey, &source)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	e := &poolEntry{machine: cacheready.New("test")}
 	d := cacheready.Driver[*poolEntry]{
 		Publish: func(conditions.Condition, string, *poolEntry, bool) error { return nil },
 		Build: func(int64) (*poolEntry, error) {
 			built, _, err := restoreEntry(spec, items)
+			if err == nil {
+				built.setPreAllocationsLocked(pre, source)
+			}
 			return built, err
 		},
 		Adopt: func(b *poolEntry) {
 			e.ipamPool, e.spec, e.objects, e.pending, e.outOfRange = b.ipamPool, b.spec, b.objects, b.pending, b.outOfRange
+			e.pre, e.preOf, e.source = b.pre, b.preOf, b.source
 		},
 	}
-	tb.Helper()
 	m, err := d.Run(e.machine, cacheready.Observed{Generation: 1})
 	if err != nil {
 		tb.Fatal(err)
@@ -97,18 +128,27 @@ func readyEntry(tb fataler, spec ipam.Spec, items []ipamv1.IPAddress) *poolEntry
 // every address an IPAddress or a create names (in range) is held by one of
 // them, so Allocate never hands it out, and resync changes none of that;
 // an address found locked by another's lock stays taken until that one's
-// IPAddress shows or a resync; the counts, kept without a walk, are the
-// walk's.
+// IPAddress shows or a resync; a pre-allocated address is never free, and
+// is handed to no claim but its own, which gets it and no other; a claim
+// that asks for an address gets it or a failure that says why; the
+// counts, kept without a walk, are the walk's.
 func TestPoolEntryRapid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		spec, err := ipam.AddressList{Addresses: []string{"10.0.0.0/28"}, Prefix: 28, Gateway: "10.0.0.1"}.Parse()
-		if err != nil {
-			t.Fatal(err)
+		source := v1alpha1.PoolSpec{Addresses: []string{"10.0.0.0/28"}, Prefix: 28, Gateway: "10.0.0.1",
+			PreAllocations: map[string]v1alpha1.PreAllocatedAddress{}}
+		m := &poolEntryModel{objects: map[string]netip.Addr{}, pending: map[string]netip.Addr{}, marks: map[netip.Addr]string{},
+			pre: map[string]netip.Addr{}, preOf: map[netip.Addr]string{}}
+		// Some claims have an address pre-allocated, z one that never comes.
+		for _, c := range []string{"a", "b", "z"} {
+			a := netip.AddrFrom4([4]byte{10, 0, 0, byte(rapid.IntRange(2, 14).Draw(t, "pre-allocated to "+c))})
+			if _, taken := m.preOf[a]; !taken && rapid.Bool().Draw(t, "pre-allocate to "+c) {
+				source.PreAllocations[c] = v1alpha1.PreAllocatedAddress(a.String())
+				m.pre["ns/"+c], m.preOf[a] = a, "ns/"+c
+			}
 		}
 		// One goroutine drives e: it calls the …Locked methods and reads
 		// e's fields without mu, which nothing else takes.
-		e := readyEntry(t, spec, nil)
-		m := &poolEntryModel{objects: map[string]netip.Addr{}, pending: map[string]netip.Addr{}, marks: map[netip.Addr]string{}}
+		e := readyEntry(t, source, nil)
 		owner := rapid.SampledFrom([]string{"ns/a", "ns/b", "ns/c", "ns/d", "ns/e", "ns/f"})
 		// Addresses of the /28, with some outside it (a spec that shrank).
 		addr := rapid.Custom(func(t *rapid.T) netip.Addr {
@@ -154,8 +194,8 @@ func TestPoolEntryRapid(t *testing.T) {
 				delete(m.objects, o)
 				e.seen(o, a, false)
 			},
-			// A claim reconciler picks an address and starts its create
-			// (reserve, without its readiness check).
+			// A claim reconciler picks an address, or the one the claim
+			// asks for, and starts its create (reserve).
 			"allocate": func(t *rapid.T) {
 				o := owner.Draw(t, "owner")
 				if _, ok := m.objects[o]; ok {
@@ -164,17 +204,14 @@ func TestPoolEntryRapid(t *testing.T) {
 				if _, ok := m.pending[o]; ok {
 					t.Skip("a create in flight")
 				}
-				a, _, f := e.reserve(poolKey{Kind: "VMNetIPPool", Namespace: "ns", Name: "p"}, o, time.Time{})
-				if f != nil {
-					if f.reason != ReasonPoolExhausted {
-						t.Fatalf("reserve(%s): %+v, want an address or %s", o, *f, ReasonPoolExhausted)
-					}
-					return
+				var asked netip.Addr
+				if rapid.Bool().Draw(t, "asks") {
+					asked = addr.Draw(t, "asked")
 				}
-				if hs := m.holders(a); len(hs) > 0 {
-					t.Fatalf("reserve(%s) = %s, which %v holds", o, a, hs)
+				res, f := e.reserve(testKey, o, asked, time.Time{})
+				if want := m.reserved(t, e, o, asked, res, f); want.IsValid() {
+					m.pending[o] = want
 				}
-				m.pending[o] = a
 			},
 			"create succeeded": func(t *rapid.T) {
 				o := owner.Draw(t, "owner")
@@ -219,6 +256,9 @@ func TestPoolEntryRapid(t *testing.T) {
 				}
 				other := addr.Draw(t, "their addr")
 				delete(m.pending, o)
+				if h, ok := m.marks[other]; ok && h == o {
+					delete(m.marks, other) // the lock's IPAddress shows
+				}
 				m.objects[o] = other
 				e.settle(o, a, false, other)
 			},
@@ -245,9 +285,14 @@ func TestPoolEntryRapid(t *testing.T) {
 						if !ok {
 							t.Fatalf("%s of %s is free in the pool", a, o)
 						}
-						if !m.may(held, a) {
+						if !m.may(held, a) || strings.HasPrefix(held, placeholderPrefix) {
 							t.Fatalf("%s is held by %s, not by one of %v", a, held, m.holders(a))
 						}
+					}
+				}
+				for c, a := range m.pre {
+					if _, ok := e.ipamPool.Lookup(a); !ok {
+						t.Fatalf("%s, pre-allocated to %s, is free in the pool", a, c)
 					}
 				}
 				for a, h := range m.marks {
@@ -267,4 +312,48 @@ func TestPoolEntryRapid(t *testing.T) {
 			},
 		})
 	})
+}
+
+// reserved checks what reserve(o, asked) returned against the model, and
+// returns the address o's create now holds, if any. A claim with an
+// address pre-allocated gets that one; one that asks for an address gets
+// it; a failure says why not (the annotation disagrees with the
+// pre-allocation, the pool does not hand the address out, another holds
+// it). Any other claim gets an address nobody holds and no claim has
+// pre-allocated, or finds the pool exhausted.
+func (m *poolEntryModel) reserved(t *rapid.T, e *poolEntry, o string, asked netip.Addr, res reservation, f *failure) netip.Addr {
+	want, pre := m.pre[o]
+	wantReason := ""
+	switch {
+	case pre && asked.IsValid() && asked != want:
+		wantReason = ReasonAddressConflict
+	case !pre:
+		want = asked
+	}
+	if wantReason == "" && want.IsValid() {
+		var ae *v1alpha1.AddressError
+		switch {
+		case errors.As(e.source.CheckAddress(want), &ae) && ae.Listed:
+			wantReason = ReasonAddressExcluded
+		case ae != nil:
+			wantReason = ReasonAddressNotInPool
+		case m.takenFor(o, want):
+			wantReason = ReasonAddressInUse
+		}
+	}
+	switch {
+	case wantReason != "" && (f == nil || f.reason != wantReason):
+		t.Fatalf("reserve(%s, %v) = %+v, %+v; want reason %q", o, asked, res, f, wantReason)
+	case wantReason != "":
+		return netip.Addr{}
+	case want.IsValid() && (f != nil || res.addr != want || res.source == ""):
+		t.Fatalf("reserve(%s, %v) = %+v, %+v; want %s, asked for", o, asked, res, f, want)
+	case f != nil && f.reason != ReasonPoolExhausted:
+		t.Fatalf("reserve(%s): %+v, want an address or %s", o, *f, ReasonPoolExhausted)
+	case f != nil:
+		return netip.Addr{}
+	case m.takenFor(o, res.addr):
+		t.Fatalf("reserve(%s) = %s, which %v hold or is pre-allocated to %q", o, res.addr, m.holders(res.addr), m.preOf[res.addr])
+	}
+	return res.addr
 }

@@ -2,8 +2,12 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"net/netip"
 	"reflect"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -120,7 +124,8 @@ func (r *poolReconciler) deleting(ctx context.Context, key poolKey, obj v1alpha1
 func (r *poolReconciler) syncLocked(ctx context.Context, e *poolEntry, key poolKey, obj v1alpha1.Pool) (v1alpha1.Pool, error) {
 	m := e.machine
 	if m.State() != cacheready.StateUnobserved && obj.GetGeneration() > m.Generation() {
-		changed := e.ipamPool == nil || !reflect.DeepEqual(e.spec, specOf(obj))
+		spec, pre, _ := parsePool(key, obj.PoolSpec())
+		changed := e.ipamPool == nil || !reflect.DeepEqual(e.spec, spec) || !maps.Equal(e.pre, pre)
 		if err := r.applyLocked(ctx, e, key, obj, cacheready.GenerationChanged{Generation: obj.GetGeneration(), SpecChanged: changed}); err != nil {
 			return nil, err
 		}
@@ -149,10 +154,27 @@ func (r *poolReconciler) syncLocked(ctx context.Context, e *poolEntry, key poolK
 	return upd, nil
 }
 
-// specOf returns the Spec obj's addresses describe, or the zero Spec.
-func specOf(obj v1alpha1.Pool) ipam.Spec {
-	s, _ := obj.PoolSpec().AddressList().Parse()
-	return s
+// parsePool returns the Spec of the addresses of s, the spec of the pool
+// key, and the address s pre-allocates to each claim (namespace/name), or
+// the errors of both, every field named.
+func parsePool(key poolKey, s *v1alpha1.PoolSpec) (ipam.Spec, map[string]netip.Addr, error) {
+	spec, err := s.AddressList().Parse()
+	claims, errs := s.ParsePreAllocations(key.Namespace)
+	if err != nil || len(errs) > 0 {
+		texts := make([]string, 0, 1+len(errs))
+		if err != nil {
+			texts = append(texts, err.Error())
+		}
+		for _, e := range errs {
+			texts = append(texts, e.Error())
+		}
+		return ipam.Spec{}, nil, errors.New(strings.Join(texts, "; "))
+	}
+	pre := make(map[string]netip.Addr, len(claims))
+	for c, a := range claims {
+		pre[c.String()] = a
+	}
+	return spec, pre, nil
 }
 
 // applyLocked steps e's machine with ev and carries out its decisions
@@ -181,9 +203,10 @@ func (r *poolReconciler) applyLocked(ctx context.Context, e *poolEntry, key pool
 			// Creates in flight keep their addresses in the new pool.
 			for owner, a := range e.pending {
 				built.pending[owner] = a
-				_ = built.ipamPool.AllocateAddr(a, owner)
+				_ = built.takeLocked(owner, a)
 			}
 			e.ipamPool, e.spec, e.gen, e.objects, e.pending = built.ipamPool, built.spec, built.gen, built.objects, built.pending
+			e.pre, e.preOf, e.source = built.pre, built.preOf, built.source
 			e.outOfRange, e.resynced = built.outOfRange, r.now()
 		},
 		Drop: e.dropLocked,
@@ -193,11 +216,13 @@ func (r *poolReconciler) applyLocked(ctx context.Context, e *poolEntry, key pool
 	return err
 }
 
-// build restores the pool from the informer cache of its IPAddresses. Its
+// build restores the pool from the informer cache of its IPAddresses and
+// holds the pre-allocated addresses nothing holds for their claims. Its
 // problems (an address the spec does not hold, or held twice) become
-// Events and the AddressesValid condition, written with the counts.
+// Events and the AddressesValid condition, written with the counts; an
+// invalid spec fails it, and CacheReady says why.
 func (r *poolReconciler) build(ctx context.Context, key poolKey, obj v1alpha1.Pool) (*poolEntry, error) {
-	spec, err := obj.PoolSpec().AddressList().Parse()
+	spec, pre, err := parsePool(key, obj.PoolSpec())
 	if err != nil {
 		return nil, err
 	}
@@ -209,6 +234,7 @@ func (r *poolReconciler) build(ctx context.Context, key poolKey, obj v1alpha1.Po
 	if err != nil {
 		return nil, err
 	}
+	built.setPreAllocationsLocked(pre, *obj.PoolSpec().DeepCopy()) // built is this goroutine's alone
 	// Each IPAddress the pool does not hold is an Event (the first ones);
 	// AddressesValid counts them (writeCounts).
 	for i, m := range msgs {
