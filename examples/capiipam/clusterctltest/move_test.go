@@ -19,22 +19,25 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
-// boundClaims is how many claims are bound on the source before a move.
+// boundClaims is how many claims that take any address are bound on the
+// source before a move (besides 3 that ask for theirs).
 const boundClaims = 200
 
 // TestClusterctlMove moves a management cluster's namespace with
 // clusterctl's own mover (client.Move: Clusters paused on the source,
 // objects created on the target in its order, the source's deleted, the
 // target's Clusters unpaused) from one API server to another, both made by
-// clusterctl init: 2 provisioned Clusters, 200 claims bound by capiipam on
-// the source in a namespaced and a global pool, and a claim made after the
-// source's capiipam stopped, still pending. On the target, every
-// IPAddress has the address it had on the source, every claim is bound to
-// it, no address is held twice, every address's lock names its IPAddress,
-// the pending claim is served, and capiipam made no write for a claim
-// whose Cluster was paused (so the pending claim is served only after the
-// unpause). capiipam runs on the target from before the move, or starts
-// only after it.
+// clusterctl init: 2 provisioned Clusters, 203 claims bound by capiipam on
+// the source in a namespaced and a global pool, and 2 claims made after
+// the source's capiipam stopped, still pending; among them, claims with an
+// address pre-allocated (spec.preAllocations) or asked for (annotation),
+// bound and pending. On the target, every IPAddress has the address it
+// had on the source, every claim is bound to it, no address is held
+// twice, every address's lock names its IPAddress, the pending claims are
+// served (the pre-allocated one with its address), and capiipam made no
+// write for a claim whose Cluster was paused (so the pending claims are
+// served only after the unpause). capiipam runs on the target from before
+// the move, or starts only after it.
 func TestClusterctlMove(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -62,9 +65,11 @@ func testMove(t *testing.T, startBefore bool) {
 	// The source: pools, Clusters, and claims bound by its capiipam.
 	ns := kubetest.CreateNamespace(t, src.c, "fleet")
 	createEventually(t, src.c, &v1alpha1.VMNetIPPool{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nodes"},
-		Spec: v1alpha1.PoolSpec{Addresses: []string{"10.10.0.0/24"}, Prefix: 24, Gateway: "10.10.0.1"}})
+		Spec: v1alpha1.PoolSpec{Addresses: []string{"10.10.0.0/24"}, Prefix: 24, Gateway: "10.10.0.1",
+			PreAllocations: map[string]v1alpha1.PreAllocatedAddress{"m-pre": "10.10.0.200", "m-pre-pending": "10.10.0.201"}}})
 	createEventually(t, src.c, &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: ns + "-shared"},
-		Spec: v1alpha1.PoolSpec{Addresses: []string{"10.20.0.0/24"}, Prefix: 24, Gateway: "10.20.0.1"}})
+		Spec: v1alpha1.PoolSpec{Addresses: []string{"10.20.0.0/24"}, Prefix: 24, Gateway: "10.20.0.1",
+			PreAllocations: map[string]v1alpha1.PreAllocatedAddress{ns + "/m-pre-g": "10.20.0.200"}}})
 	clusters := []*clusterv1.Cluster{createProvisionedCluster(t, src.c, ns, "alpha"), createProvisionedCluster(t, src.c, ns, "beta")}
 	_, stopSource := startProvider(t, src)
 	claims := make([]*ipamv1.IPAddressClaim, boundClaims)
@@ -75,16 +80,27 @@ func testMove(t *testing.T, startBefore bool) {
 		}
 		claims[i] = newClaim(clusters[i%2], fmt.Sprintf("m-%03d", i), kind, pool)
 	}
+	// Claims that ask for their addresses, and what they must hold on the
+	// target: pre-allocated ones and an annotated one.
+	asked := map[string]placed{
+		"m-pre": {"VMNetIPPool/nodes", "10.10.0.200"}, "m-pre-g": {"GlobalVMNetIPPool/" + ns + "-shared", "10.20.0.200"},
+		"m-asked": {"VMNetIPPool/nodes", "10.10.0.150"}, "m-pre-pending": {"VMNetIPPool/nodes", "10.10.0.201"},
+	}
+	annotated := newClaim(clusters[1], "m-asked", v1alpha1.PoolKind, "nodes")
+	annotated.Annotations = map[string]string{v1alpha1.AddressAnnotation: "10.10.0.150"}
+	claims = append(claims, newClaim(clusters[0], "m-pre", v1alpha1.PoolKind, "nodes"),
+		newClaim(clusters[1], "m-pre-g", v1alpha1.GlobalPoolKind, ns+"-shared"), annotated)
 	if err := kubetest.InParallel(len(claims), 8, func(i int) error { return src.c.Create(ctx, claims[i]) }); err != nil {
 		t.Fatal(err)
 	}
-	waitBound(t, src.c, ns, boundClaims)
+	waitBound(t, src.c, ns, len(claims))
 	stopSource()
 	pending := newClaim(clusters[0], "m-pending", v1alpha1.PoolKind, "nodes")
 	createEventually(t, src.c, pending)
+	createEventually(t, src.c, newClaim(clusters[1], "m-pre-pending", v1alpha1.PoolKind, "nodes"))
 	before := addresses(t, src.c, ns)
-	if len(before) != boundClaims {
-		t.Fatalf("%d IPAddresses on the source, want %d", len(before), boundClaims)
+	if len(before) != len(claims) {
+		t.Fatalf("%d IPAddresses on the source, want %d", len(before), len(claims))
 	}
 
 	var w *writes
@@ -105,8 +121,9 @@ func testMove(t *testing.T, startBefore bool) {
 		w, _ = startProvider(t, dst)
 	}
 
-	// The target: every claim bound, the pending one too.
-	waitBound(t, dst.c, ns, boundClaims+1)
+	// The target: every claim bound, the pending ones too, the asked-for
+	// addresses the claims'.
+	waitBound(t, dst.c, ns, len(claims)+2)
 	after := addresses(t, dst.c, ns)
 	changed := 0
 	for name, was := range before {
@@ -130,6 +147,11 @@ func testMove(t *testing.T, startBefore bool) {
 	if _, ok := after[pending.Name]; !ok {
 		t.Errorf("the pending claim has no IPAddress on the target")
 	}
+	for name, want := range asked {
+		if got := after[name]; got != want {
+			t.Errorf("IPAddress %s on the target: %+v, want %+v (asked for)", name, got, want)
+		}
+	}
 	checkLocks(t, dst.c, ns, after)
 	all, paused := w.counts()
 	for _, p := range paused {
@@ -143,7 +165,7 @@ func testMove(t *testing.T, startBefore bool) {
 	}
 	checkSourceEmptied(t, src.c, ns)
 	t.Logf("clusterctl move of 2 Clusters, %d claims, %d IPAddresses in %v; addresses compared %d, changed %d, duplicates %d; capiipam's writes for claims on the target %d, for claims of paused Clusters %d",
-		boundClaims+1, boundClaims, moved.Round(100*time.Millisecond), len(before), changed, duplicates, all, len(paused))
+		len(claims)+2, len(claims), moved.Round(100*time.Millisecond), len(before), changed, duplicates, all, len(paused))
 }
 
 // waitBound waits until n claims of ns are bound (addressRef, Ready).
