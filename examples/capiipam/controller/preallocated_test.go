@@ -87,20 +87,36 @@ func TestPreAllocatedNeverGiven(t *testing.T) {
 	capiipamtest.CheckUnique(t, c, ns)
 }
 
-// TestPreAllocationsInvalid: the API server refuses a pre-allocated
-// address that is no address's text, naming the field; the provider
-// reports every other invalid pre-allocation in the pool's CacheReady,
-// naming the field, and serves no new claim until they are fixed.
+// TestPreAllocationsInvalid: the API server refuses a pre-allocation
+// whose key is no claim's name (namespace/name in a global pool) or whose
+// value is no address's text, naming the field; the provider reports
+// every other invalid pre-allocation in the pool's CacheReady, naming the
+// field, and serves no new claim until they are fixed.
 func TestPreAllocationsInvalid(t *testing.T) {
 	cfg := capiipamtest.APIServer(t)
 	c := kubetest.NewClient(t, cfg, capiipamtest.Scheme)
 	ns := kubetest.CreateNamespace(t, c, "preinvalid")
 	capiipamtest.StartManager(t, cfg, ns, "epoch-preinvalid", nil)
-	spec := v1alpha1.PoolSpec{Addresses: []string{"10.4.0.0/24"}, Prefix: 24,
-		PreAllocations: map[string]v1alpha1.PreAllocatedAddress{"web-0": "10.4.0.5/32"}}
-	err := c.Create(context.Background(), capiipamtest.NewPool(ns, "refused", spec))
-	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.preAllocations.web-0") {
-		t.Errorf("create with a prefix length in spec.preAllocations: %v, want Invalid naming the field", err)
+	pre := func(k, v string) map[string]v1alpha1.PreAllocatedAddress {
+		return map[string]v1alpha1.PreAllocatedAddress{k: v1alpha1.PreAllocatedAddress(v)}
+	}
+	global := func(name string, spec v1alpha1.PoolSpec) *v1alpha1.GlobalVMNetIPPool {
+		return &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name}, Spec: spec}
+	}
+	refused := []struct {
+		name, want string
+		pool       v1alpha1.Pool
+	}{
+		{"a prefix length", "spec.preAllocations.web-0: Invalid value", capiipamtest.NewPool(ns, "r1", v1alpha1.PoolSpec{Addresses: []string{"10.4.0.0/24"}, Prefix: 24, PreAllocations: pre("web-0", "10.4.0.5/32")})},
+		{"a namespace in a VMNetIPPool's key", "spec.preAllocations: Invalid value: \"object\": each key is the name of a claim of the pool's namespace, without the namespace",
+			capiipamtest.NewPool(ns, "r2", v1alpha1.PoolSpec{Addresses: []string{"10.4.0.0/24"}, Prefix: 24, PreAllocations: pre("other/web-0", "10.4.0.5")})},
+		{"no namespace in a GlobalVMNetIPPool's key", "spec.preAllocations: Invalid value: \"object\": each key is a claim's namespace/name",
+			global("r3", v1alpha1.PoolSpec{Addresses: []string{"10.4.1.0/24"}, Prefix: 24, PreAllocations: pre("web-0", "10.4.1.5")})},
+	}
+	for _, tt := range refused {
+		if err := c.Create(context.Background(), tt.pool); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("create with %s: %v, want Invalid with %q", tt.name, err, tt.want)
+		}
 	}
 
 	tests := []struct {
@@ -109,7 +125,7 @@ func TestPreAllocationsInvalid(t *testing.T) {
 		wantMsgs []string
 	}{
 		{
-			name: "VMNetIPPool",
+			name: v1alpha1.PoolKind,
 			pool: capiipamtest.NewPool(ns, "bad", v1alpha1.PoolSpec{Addresses: []string{"10.4.0.0/24"}, Prefix: 24,
 				PreAllocations: map[string]v1alpha1.PreAllocatedAddress{"web-0": "10.0.9.1", "web-1": "10.4.0.5", "web-2": "10.4.0.5"}}),
 			wantMsgs: []string{
@@ -118,10 +134,9 @@ func TestPreAllocationsInvalid(t *testing.T) {
 			},
 		},
 		{
-			name: "GlobalVMNetIPPool",
-			pool: &v1alpha1.GlobalVMNetIPPool{ObjectMeta: metav1.ObjectMeta{Name: ns + "-bad"}, Spec: v1alpha1.PoolSpec{Addresses: []string{"10.4.1.0/24"}, Prefix: 24,
-				PreAllocations: map[string]v1alpha1.PreAllocatedAddress{"web-0": "10.4.1.5"}}},
-			wantMsgs: []string{`spec.preAllocations[web-0]: Invalid value: "web-0": a GlobalVMNetIPPool's key is a claim's namespace/name`},
+			name:     v1alpha1.GlobalPoolKind,
+			pool:     global("bad", v1alpha1.PoolSpec{Addresses: []string{"10.4.1.0/24"}, Prefix: 24, PreAllocations: pre(ns+"/web-0", "10.4.1.0")}),
+			wantMsgs: []string{`spec.preAllocations[` + ns + `/web-0]: Invalid value: "10.4.1.0": 10.4.1.0 is the network address of 10.4.1.0/24, handed out only with spec.allocateReservedIPAddresses`},
 		},
 	}
 	for _, tt := range tests {

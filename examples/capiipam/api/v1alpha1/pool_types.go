@@ -125,6 +125,7 @@ type PoolStatusAddresses struct {
 // +kubebuilder:printcolumn:name="Total",type="integer",JSONPath=".status.ipAddresses.total"
 // +kubebuilder:printcolumn:name="Free",type="integer",JSONPath=".status.ipAddresses.free"
 // +kubebuilder:printcolumn:name="Used",type="integer",JSONPath=".status.ipAddresses.used"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec) || !has(self.spec.preAllocations) || self.spec.preAllocations.all(k, !k.contains('/'))",message="each key is the name of a claim of the pool's namespace, without the namespace",fieldPath=".spec.preAllocations"
 
 // VMNetIPPool is a namespaced pool: IPAddressClaims of its namespace whose
 // poolRef is {apiGroup: ipam.vmnetkit.dev, kind: VMNetIPPool, name} get
@@ -154,6 +155,7 @@ type VMNetIPPoolList struct {
 // +kubebuilder:printcolumn:name="Total",type="integer",JSONPath=".status.ipAddresses.total"
 // +kubebuilder:printcolumn:name="Free",type="integer",JSONPath=".status.ipAddresses.free"
 // +kubebuilder:printcolumn:name="Used",type="integer",JSONPath=".status.ipAddresses.used"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec) || !has(self.spec.preAllocations) || self.spec.preAllocations.all(k, k.matches('^[^/]+/[^/]+$'))",message="each key is a claim's namespace/name",fieldPath=".spec.preAllocations"
 
 // GlobalVMNetIPPool is a cluster-scoped pool: IPAddressClaims of every
 // namespace may use it (kind GlobalVMNetIPPool).
