@@ -1,9 +1,15 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 )
 
 // randomized runs n fault sequences chosen from seed (the clock's
@@ -25,7 +31,7 @@ func (s *system) randomized(n int, seed int64) {
 			case 0:
 				k := 5 + r.IntN(20)
 				names = append(names, fmt.Sprintf("operator killed in a burst of %d", k))
-				faults = append(faults, s.killOperatorInBurst(k, r.IntN(k)))
+				faults = append(faults, s.deletingBurst(s.killOperatorInBurst(k, r.IntN(k))))
 			case 1:
 				d := time.Duration(r.IntN(4000)) * time.Millisecond
 				names = append(names, fmt.Sprintf("agent down %v", d))
@@ -55,4 +61,37 @@ func (s *system) randomized(n int, seed int64) {
 
 func pausing(d time.Duration, f func(*caseCounts)) func(*caseCounts) {
 	return func(c *caseCounts) { time.Sleep(d); f(c) }
+}
+
+// deletingBurst runs f, which creates burst configs, and deletes the ones
+// it created once f has seen them served: the bursts of twenty sequences
+// would otherwise fill the pool (241 addresses), and a config left without
+// an address would read as the operator's failure.
+func (s *system) deletingBurst(f func(*caseCounts)) func(*caseCounts) {
+	return func(c *caseCounts) {
+		from := s.created
+		f(c)
+		for n := from; n < s.created; n++ {
+			if err := s.c.Delete(context.Background(), burstConfig(n)); client.IgnoreNotFound(err) != nil {
+				s.t.Fatalf("delete %s: %v", burstConfig(n).Name, err)
+			}
+		}
+		// Released before the next case reads the bound state, which must
+		// not change under it.
+		kubetest.Eventually(s.t, 2*time.Minute, "the deleted burst configs released", func() (bool, string) {
+			b, left := s.bound(), 0
+			for n := from; n < s.created; n++ {
+				mac := burstConfig(n).Spec.NICs[0].MAC
+				if _, ok := b.nics[burstConfig(n).Name]; ok {
+					left++
+				}
+				for _, o := range b.allocated {
+					if strings.Contains(strings.ToLower(o), mac) {
+						left++
+					}
+				}
+			}
+			return left == 0, fmt.Sprintf("%d configs or pool entries left", left)
+		})
+	}
 }
