@@ -138,30 +138,9 @@ func (r *claimReconciler) ensureAddress(ctx context.Context, q *claimRequest) (*
 	}
 	found := ip != nil
 	if ip == nil {
-		var f *failure
-		// An address found locked by another (a split brain, whose other
-		// manager walks the same addresses) is marked taken: pick again
-		// here, a few times, rather than through the queue's growing
-		// backoff.
-		for range maxPicks {
-			if ip, f, err = r.create(ctx, q); !errors.Is(err, errPickAgain) {
-				break
-			}
-		}
-		switch {
-		case errors.Is(err, errPickAgain):
-			// Still taken: again soon, without backoff.
-			return nil, reconcile.Result{RequeueAfter: r.waiting / 10}, nil
-		case f != nil:
-			res, err := r.fail(ctx, claim, *f)
-			if waits(f.reason) {
-				res.RequeueAfter = r.waiting
-			}
+		var res reconcile.Result
+		if ip, res, err = r.createPicking(ctx, q); ip == nil {
 			return nil, res, err
-		case err != nil:
-			// A lost race (the IPAddress another process created is gone
-			// again) is retried at once.
-			return nil, reconcile.Result{Requeue: true}, ignoreRace(err)
 		}
 	}
 	if !ownedBy(ip, claim) {
@@ -188,6 +167,40 @@ func (r *claimReconciler) ensureAddress(ctx context.Context, q *claimRequest) (*
 	if err != nil || !committed {
 		// Lost to another IPAddress of the same address, or a write
 		// conflict: pick again.
+		return nil, reconcile.Result{Requeue: true}, ignoreRace(err)
+	}
+	return ip, reconcile.Result{}, nil
+}
+
+// createPicking creates q's claim's IPAddress (create). An address found
+// locked by another (a split brain, whose other manager walks the same
+// addresses) is marked taken: it picks again here, up to maxPicks times,
+// rather than through the queue's growing backoff. A nil IPAddress comes
+// with the result and error to return.
+func (r *claimReconciler) createPicking(ctx context.Context, q *claimRequest) (*ipamv1.IPAddress, reconcile.Result, error) {
+	var (
+		ip  *ipamv1.IPAddress
+		f   *failure
+		err error
+	)
+	for range maxPicks {
+		if ip, f, err = r.create(ctx, q); !errors.Is(err, errPickAgain) {
+			break
+		}
+	}
+	switch {
+	case errors.Is(err, errPickAgain):
+		// Still taken: again soon, without backoff.
+		return nil, reconcile.Result{RequeueAfter: r.waiting / 10}, nil
+	case f != nil:
+		res, err := r.fail(ctx, q.claim, *f)
+		if waits(f.reason) {
+			res.RequeueAfter = r.waiting
+		}
+		return nil, res, err
+	case err != nil:
+		// A lost race (the IPAddress another process created is gone
+		// again) is retried at once.
 		return nil, reconcile.Result{Requeue: true}, ignoreRace(err)
 	}
 	return ip, reconcile.Result{}, nil

@@ -124,11 +124,7 @@ func TestPoolAddressesChange(t *testing.T) {
 		capiipamtest.Create(t, c, capiipamtest.NewClaim(ns, n, capiipamtest.PoolRef(v1alpha1.PoolKind, "net")))
 		capiipamtest.WaitAddress(t, c, ns, n) // one by one: a .10, b .11, c .12
 	}
-	capiipamtest.Get(t, c, pool)
-	pool.Spec.Addresses = []string{"10.0.0.12-10.0.0.20"}
-	if err := c.Update(context.Background(), pool); err != nil {
-		t.Fatal(err)
-	}
+	capiipamtest.Update(t, c, pool, func() { pool.Spec.Addresses = []string{"10.0.0.12-10.0.0.20"} })
 	kubetest.Eventually(t, 15*time.Second, "outOfRange counted", func() (bool, string) {
 		capiipamtest.Get(t, c, pool)
 		a := pool.Status.Addresses
@@ -168,11 +164,7 @@ func TestPoolAddressesChange(t *testing.T) {
 	capiipamtest.CheckUnique(t, c, ns)
 
 	// Back to a spec that holds them: nothing is out of range.
-	capiipamtest.Get(t, c, pool)
-	pool.Spec.Addresses = []string{"10.0.0.10-10.0.0.20"}
-	if err := c.Update(context.Background(), pool); err != nil {
-		t.Fatal(err)
-	}
+	capiipamtest.Update(t, c, pool, func() { pool.Spec.Addresses = []string{"10.0.0.10-10.0.0.20"} })
 	kubetest.Eventually(t, 15*time.Second, "nothing out of range", func() (bool, string) {
 		capiipamtest.Get(t, c, pool)
 		a := pool.Status.Addresses
@@ -201,11 +193,7 @@ func TestInvalidPool(t *testing.T) {
 		return false, capiipamtest.StatusText(pool.Status)
 	})
 	capiipamtest.WaitReason(t, c, ns, "m", controller.ReasonPoolNotReady)
-	capiipamtest.Get(t, c, pool)
-	pool.Spec.Addresses = []string{"10.0.0.10", "10.0.0.0/24"}
-	if err := c.Update(context.Background(), pool); err != nil {
-		t.Fatal(err)
-	}
+	capiipamtest.Update(t, c, pool, func() { pool.Spec.Addresses = []string{"10.0.0.10", "10.0.0.0/24"} })
 	if ip := capiipamtest.WaitAddress(t, c, ns, "m"); ip.Spec.Address != "10.0.0.1" {
 		t.Errorf("after the fix, m got %s, want 10.0.0.1", ip.Spec.Address)
 	}

@@ -71,32 +71,8 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 		opts.Since = func() time.Duration { return time.Since(start) }
 	}
 	cache := newPoolCache(opts.Epoch)
-	ctx := context.Background()
-	indexer := mgr.GetFieldIndexer()
-	if err := indexer.IndexField(ctx, &ipamv1.IPAddress{}, addressPoolIndex, func(o client.Object) []string {
-		if k := poolOf(o.(*ipamv1.IPAddress)); k.Kind != "" {
-			return []string{indexValue(k.Kind, k.Name)}
-		}
-		return nil
-	}); err != nil {
-		return "", fmt.Errorf("index IPAddresses by pool: %w", err)
-	}
-	if err := indexer.IndexField(ctx, &ipamv1.IPAddressClaim{}, claimPoolIndex, func(o client.Object) []string {
-		ref := o.(*ipamv1.IPAddressClaim).Spec.PoolRef
-		if ref.APIGroup != v1alpha1.GroupVersion.Group {
-			return nil
-		}
-		return []string{indexValue(ref.Kind, ref.Name)}
-	}); err != nil {
-		return "", fmt.Errorf("index IPAddressClaims by pool: %w", err)
-	}
-	if err := indexer.IndexField(ctx, &ipamv1.IPAddressClaim{}, claimClusterIdx, func(o client.Object) []string {
-		if name := clusterName(o.(*ipamv1.IPAddressClaim)); name != "" {
-			return []string{name}
-		}
-		return nil
-	}); err != nil {
-		return "", fmt.Errorf("index IPAddressClaims by Cluster: %w", err)
+	if err := indexFields(mgr.GetFieldIndexer()); err != nil {
+		return "", err
 	}
 
 	recorder := mgr.GetEventRecorderFor("vmnetkit-capiipam")
@@ -121,6 +97,59 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 
 	locks := &addressLocks{client: mgr.GetClient(), reader: mgr.GetAPIReader(), recorder: recorder, now: opts.Now, since: opts.Since}
 	release := &releaser{client: mgr.GetClient(), locks: locks, now: opts.Now}
+	if err := setupClaims(mgr, opts, cache, locks, release); err != nil {
+		return "", err
+	}
+
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named("ipaddress").
+		Watches(&ipamv1.IPAddress{}, laterAtStart{}, builder.WithPredicates(releaseEvents{})).
+		Watches(&ipamv1.IPAddressClaim{}, handler.EnqueueRequestsFromMapFunc(addressOfClaim), builder.WithPredicates(claimDeleted)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(addressesOfCluster(mgr.GetClient())), builder.WithPredicates(pausedChanged{})).
+		WithOptions(opts.ClaimController()).
+		Complete(&addressReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), release: release})
+	if err != nil {
+		return "", fmt.Errorf("set up IPAddress controller: %w", err)
+	}
+	return opts.Epoch, nil
+}
+
+// indexFields adds the field indexes the reconcilers list by: IPAddresses
+// and claims by pool, claims by Cluster.
+func indexFields(indexer client.FieldIndexer) error {
+	ctx := context.Background()
+	if err := indexer.IndexField(ctx, &ipamv1.IPAddress{}, addressPoolIndex, func(o client.Object) []string {
+		if k := poolOf(o.(*ipamv1.IPAddress)); k.Kind != "" {
+			return []string{indexValue(k.Kind, k.Name)}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("index IPAddresses by pool: %w", err)
+	}
+	if err := indexer.IndexField(ctx, &ipamv1.IPAddressClaim{}, claimPoolIndex, func(o client.Object) []string {
+		ref := o.(*ipamv1.IPAddressClaim).Spec.PoolRef
+		if ref.APIGroup != v1alpha1.GroupVersion.Group {
+			return nil
+		}
+		return []string{indexValue(ref.Kind, ref.Name)}
+	}); err != nil {
+		return fmt.Errorf("index IPAddressClaims by pool: %w", err)
+	}
+	if err := indexer.IndexField(ctx, &ipamv1.IPAddressClaim{}, claimClusterIdx, func(o client.Object) []string {
+		if name := clusterName(o.(*ipamv1.IPAddressClaim)); name != "" {
+			return []string{name}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("index IPAddressClaims by Cluster: %w", err)
+	}
+	return nil
+}
+
+// setupClaims sets up the IPAddressClaim controller: claims of this
+// provider's pools, requeued when their Cluster's pause or their pool's
+// serving state changes.
+func setupClaims(mgr ctrl.Manager, opts Options, cache *poolCache, locks *addressLocks, release *releaser) error {
 	claims := &claimReconciler{
 		client: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
 		cache: cache, locks: locks, release: release, now: opts.Now, waiting: opts.RetryWaiting,
@@ -138,22 +167,10 @@ func Setup(mgr ctrl.Manager, opts Options) (epoch string, err error) {
 		b = b.Watches(newPool(kind)(), handler.EnqueueRequestsFromMapFunc(claimsOfPool(mgr.GetClient(), kind)),
 			builder.WithPredicates(poolServingChanged{}))
 	}
-	err = b.WithOptions(opts.ClaimController()).Complete(claims)
-	if err != nil {
-		return "", fmt.Errorf("set up IPAddressClaim controller: %w", err)
+	if err := b.WithOptions(opts.ClaimController()).Complete(claims); err != nil {
+		return fmt.Errorf("set up IPAddressClaim controller: %w", err)
 	}
-
-	err = ctrl.NewControllerManagedBy(mgr).
-		Named("ipaddress").
-		Watches(&ipamv1.IPAddress{}, laterAtStart{}, builder.WithPredicates(releaseEvents{})).
-		Watches(&ipamv1.IPAddressClaim{}, handler.EnqueueRequestsFromMapFunc(addressOfClaim), builder.WithPredicates(claimDeleted)).
-		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(addressesOfCluster(mgr.GetClient())), builder.WithPredicates(pausedChanged{})).
-		WithOptions(opts.ClaimController()).
-		Complete(&addressReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), release: release})
-	if err != nil {
-		return "", fmt.Errorf("set up IPAddress controller: %w", err)
-	}
-	return opts.Epoch, nil
+	return nil
 }
 
 // newPool returns the constructor of kind's objects.

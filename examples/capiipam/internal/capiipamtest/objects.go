@@ -9,6 +9,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	ipamv1 "sigs.k8s.io/cluster-api/api/ipam/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -46,6 +47,20 @@ func Get(t testing.TB, c client.Client, o client.Object) bool {
 		t.Fatal(err)
 	}
 	return err == nil
+}
+
+// Update reads o, applies change to it and writes it, again from the read
+// when a write of the provider's (a pool's status) came in between.
+func Update(t testing.TB, c client.Client, o client.Object, change func()) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		Get(t, c, o)
+		change()
+		return c.Update(context.Background(), o)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // WaitAddress waits until the claim name has an addressRef and returns its
