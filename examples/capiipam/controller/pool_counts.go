@@ -40,3 +40,25 @@ func clampInt(v uint64) int {
 	}
 	return int(v)
 }
+
+// countsLocked returns the pool's address counts for the status, and how
+// many IPAddresses the pool does not hold (out of range, or an address
+// another IPAddress holds too). It walks no more than the addresses held
+// twice.
+func (e *poolEntry) countsLocked() (total, used, free, outOfRange, notHeld uint64) {
+	s := e.ipamPool.Stats()
+	size, _ := s.Size.Uint64()
+	excluded, _ := s.Excluded.Uint64()
+	reserved, _ := s.Reserved.Uint64()
+	total = size - excluded - reserved
+	free, _ = s.Free.Uint64()
+	notHeld = uint64(e.outOfRange)
+	for a, owners := range e.shared {
+		for _, o := range owners {
+			if held, ok := e.ipamPool.Lookup(a); e.objects[o] == a && (!ok || held != o) {
+				notHeld++
+			}
+		}
+	}
+	return total, uint64(len(e.objects)), free, uint64(e.outOfRange), notHeld
+}
