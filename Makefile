@@ -64,12 +64,10 @@ bench-leasestore:
 # by a plain client with only the contract's writes (interleaved rounds), and,
 # with 100,000 IPAddresses in one pool, the start to the first claim served
 # against a paginated List of them, the claim latency against a pool of 1,000
-# and the heap per address, and the start with 20,000 bound claims. Not part
-# of make test.
+# and the heap per address, and the start with 20,000 bound claims; it prints
+# the table it measured. Not part of make test.
 bench-capiipam:
-	cd examples && GOWORK=off go test -run '^$$' -bench BenchmarkClaim -benchtime 1s -count 3 ./capiipam/controller/
-	cd examples && KUBEBUILDER_ASSETS=$$(../hack/envtest-assets.sh) GOWORK=off \
-		go test -p 1 -run 'TestAPICallsPerClaim' -v -bench 'BenchmarkSettle|BenchmarkStartup' -benchtime 1x -timeout 90m ./capiipam/controller/ ./capiipam/internal/bench/
+	./hack/bench-capiipam.sh
 
 
 # bench-dhcp compares the DHCP agent with Kea under perfdhcp (root; it installs
