@@ -132,8 +132,10 @@ func StartClient6(t testing.TB, kind Client6Kind, p *Pair, cfg Client6Config) *C
 		}
 		// Its own state, in its own mount namespace (ip netns exec makes
 		// one): the machine's /var/lib/dhcpcd and /run/dhcpcd stay as
-		// they are, and no lease of another test is read.
-		args = []string{"sh", "-c", fmt.Sprintf("mount --bind %s /var/lib/dhcpcd && mount --bind %s /run/dhcpcd && exec %s %s",
+		// they are, and no lease of another test is read. The mount points
+		// are made first: a fresh machine has no /run/dhcpcd until dhcpcd
+		// has run once.
+		args = []string{"sh", "-c", fmt.Sprintf("mkdir -p /var/lib/dhcpcd /run/dhcpcd && mount --bind %s /var/lib/dhcpcd && mount --bind %s /run/dhcpcd && exec %s %s",
 			filepath.Join(c.dir, "lib"), filepath.Join(c.dir, "run"), run, p.ClientIf)}
 	}
 	c.cmd = exec.Command("ip", append([]string{"netns", "exec", p.ClientNS}, args...)...)

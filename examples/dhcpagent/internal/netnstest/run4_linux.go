@@ -63,7 +63,7 @@ func StartClient4(t testing.TB, c Client4, ns, iface string) *Run4 {
 				t.Fatal(err)
 			}
 		}
-		args = []string{"sh", "-c", fmt.Sprintf("mount --bind %s /var/lib/dhcpcd && mount --bind %s /run/dhcpcd && exec %s",
+		args = []string{"sh", "-c", fmt.Sprintf("mkdir -p /var/lib/dhcpcd /run/dhcpcd && mount --bind %s /var/lib/dhcpcd && mount --bind %s /run/dhcpcd && exec %s",
 			filepath.Join(r.dir, "lib"), filepath.Join(r.dir, "run"), strings.Join(args, " "))}
 	}
 	r.cmd = exec.Command("ip", append([]string{"netns", "exec", ns}, args...)...)
