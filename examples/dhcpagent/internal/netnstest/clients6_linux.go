@@ -121,22 +121,11 @@ func StartClient6(t testing.TB, kind Client6Kind, p *Pair, cfg Client6Config) *C
 		if err := os.WriteFile(filepath.Join(c.dir, "dhcpcd.conf"), []byte(conf), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, d := range []string{"lib", "run"} {
-			if err := os.Mkdir(filepath.Join(c.dir, d), 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
 		run := "dhcpcd -6 -B -d -f " + filepath.Join(c.dir, "dhcpcd.conf") + " -c " + script
 		if cfg.InfoOnly {
 			run += " --inform6"
 		}
-		// Its own state, in its own mount namespace (ip netns exec makes
-		// one): the machine's /var/lib/dhcpcd and /run/dhcpcd stay as
-		// they are, and no lease of another test is read. The mount points
-		// are made first: a fresh machine has no /run/dhcpcd until dhcpcd
-		// has run once.
-		args = []string{"sh", "-c", fmt.Sprintf("mkdir -p /var/lib/dhcpcd /run/dhcpcd && mount --bind %s /var/lib/dhcpcd && mount --bind %s /run/dhcpcd && exec %s %s",
-			filepath.Join(c.dir, "lib"), filepath.Join(c.dir, "run"), run, p.ClientIf)}
+		args = dhcpcdPrivate(t, c.dir, run+" "+p.ClientIf)
 	}
 	c.cmd = exec.Command("ip", append([]string{"netns", "exec", p.ClientNS}, args...)...)
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out

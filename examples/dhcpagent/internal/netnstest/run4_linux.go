@@ -58,13 +58,7 @@ func StartClient4(t testing.TB, c Client4, ns, iface string) *Run4 {
 	}
 	args := c.Run(iface, script, r.dir)
 	if c.Name == Dhcpcd4.Name {
-		for _, d := range []string{"lib", "run"} {
-			if err := os.Mkdir(filepath.Join(r.dir, d), 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
-		args = []string{"sh", "-c", fmt.Sprintf("mkdir -p /var/lib/dhcpcd /run/dhcpcd && mount --bind %s /var/lib/dhcpcd && mount --bind %s /run/dhcpcd && exec %s",
-			filepath.Join(r.dir, "lib"), filepath.Join(r.dir, "run"), strings.Join(args, " "))}
+		args = dhcpcdPrivate(t, r.dir, strings.Join(args, " "))
 	}
 	r.cmd = exec.Command("ip", append([]string{"netns", "exec", ns}, args...)...)
 	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out
