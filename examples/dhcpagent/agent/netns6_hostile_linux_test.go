@@ -13,6 +13,18 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
 
+// The stall this test guards against held a reply about 3 s (a blocking
+// sendto waiting for neighbour discovery to give up), and a client
+// retransmits its first SOLICIT after 1 s. A scheduler on a loaded
+// machine under -race delays one exchange by tens of milliseconds (71 ms
+// seen in CI), so no single exchange may take exchangeSlack more than the
+// idle agent's slowest, half the retransmission time, and the median,
+// which one late wakeup does not move, keeps the tight bound.
+const (
+	exchangeSlack = 500 * time.Millisecond
+	medianSlack   = 50 * time.Millisecond
+)
+
 // hostileLogBound is the most the agent may log at level 0 while the
 // hostile host sends everything below: each kind of line a packet can
 // cause is limited to logBurst a minute, about 250 bytes each.
@@ -28,8 +40,8 @@ const hostileLogBound = 16 << 10
 // of 85 IA_NAs, a relayed one of 1,000 IA_NAs (16 KB) from the listed relay and
 // a RELAY-FORW from a host that is no relay. It asserts:
 //   - every exchange of the measuring client completes, each within
-//     50 ms of the slowest on the idle agent, and dhclient renews
-//     throughout;
+//     exchangeSlack of the slowest on the idle agent and their median
+//     within medianSlack of it, and dhclient renews throughout;
 //   - no reply goes to a multicast address, none is over
 //     dhcp6.MaxReplySize, and the stall SOLICITs' are within
 //     dhcp6.ReplyLimit of their 34 bytes;
@@ -66,9 +78,12 @@ func TestNetns6Hostile(t *testing.T) {
 		if failed > 0 {
 			t.Errorf("%d frames/s: %d exchanges of the measuring client failed", rate, failed)
 		}
+		if m := median(lat); m > slowestIdle+medianSlack {
+			t.Errorf("%d frames/s: the median exchange took %v, more than %v over the idle agent's slowest (%v)", rate, m, medianSlack, slowestIdle)
+		}
 		for _, d := range lat {
-			if d > slowestIdle+50*time.Millisecond {
-				t.Errorf("%d frames/s: an exchange took %v, more than 50 ms over the idle agent's slowest (%v)", rate, d, slowestIdle)
+			if d > slowestIdle+exchangeSlack {
+				t.Errorf("%d frames/s: an exchange took %v, more than %v over the idle agent's slowest (%v)", rate, d, exchangeSlack, slowestIdle)
 			}
 		}
 		renewals := 0
