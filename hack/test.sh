@@ -121,7 +121,7 @@ fuzzcache=$(go env GOCACHE)/fuzz
 fuzz() {
 	local dir pkg target targets
 	while read -r dir pkg; do
-		targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u)
+		targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u || true)
 		[ -n "$targets" ] || continue
 		(cd "$1" && GOWORK=off go test -c -fuzz=. -o "$fuzzbin/fuzz.test" "$pkg")
 		for target in $targets; do
