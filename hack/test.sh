@@ -10,14 +10,7 @@ root=$PWD
 # while a worker is busy (golang/go#75804, fixed in Go 1.27); a count has
 # no deadline to race.
 fuzztime=${FUZZTIME:-20000x}
-# -trimpath: what the compiler produces no longer depends on where the
-# clone is, so a clean clone reuses the build cache for every package it
-# did not change (without it, each of the ~100 packages of the three
-# modules is compiled again in each of its variants: -race, vet's, the
-# fuzzer's). -ldflags=-w: test binaries without DWARF link in about four
-# fifths of the time (8 instead of 10 s of CPU for an examples -race test
-# binary); stack traces and race reports use the symbol table, which stays.
-export GOFLAGS=${GOFLAGS:--buildvcs=false -trimpath -ldflags=-w}
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
 
 # step names each step with the seconds since the start, so that a log
 # shows where the time goes.
@@ -30,8 +23,27 @@ if [ -n "$unformatted" ]; then
 	echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 
+# Generated files (deep copies, CRDs, RBAC) must match their markers: the
+# check generates into a temporary folder and compares, so it never rewrites
+# the tree it checks (`make generate` does that).
+step "generated files up to date (hack/generate.sh -check)"
+hack/generate.sh -check
+
+step "go vet (root module)"
+GOWORK=off go vet ./...
+step "go vet (kube module)"
+(cd kube && GOWORK=off go vet ./...)
+step "go vet (examples module)"
+(cd examples && GOWORK=off go vet ./...)
+
+# The kube module's promise: a controller on go 1.23 with the oldest
+# controller-runtime it supports requires it (and the core) as a release
+# would be required, and none of its requirements move.
+step "importer check (hack/importer-check.sh)"
+hack/importer-check.sh
+
 # Read-only commands leave a fresh clone as it was (go.work.sum is not
-# tracked; every go.sum is complete). First, before anything else writes.
+# tracked; every go.sum is complete).
 step "a fresh clone stays clean (hack/clean-clone-check.sh)"
 hack/clean-clone-check.sh
 
@@ -55,91 +67,29 @@ if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; the
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
 fi
 
-# The examples' tests run in two background lanes beside every other step,
-# their output printed, and their result counted, at the end:
-#   - the DHCP lane: the packages that run real DHCP clients in network
-#     namespaces (the agent's, the end-to-end test) and the socket tests.
-#     They mostly wait on the clients' timers, and what they assert depends
-#     on being scheduled when a timer fires: they run at normal priority.
-#   - the API-server lane: every other package (the API-server tests take
-#     minutes each), and, after the lanes start, every step of this script,
-#     at nice 10: they fill the machine while the DHCP lane waits and yield
-#     to it when it wakes. (Where the kernel groups tasks by session
-#     (autogroup), each lane is a session of its own, which has the same
-#     effect.)
-# Each lane is a process group of its own, so that a failing step stops all
-# of it.
-lanes=()
-lane() {
-	local name=$1 niceness=$2 log
-	shift 2
-	log=$(mktemp)
-	step "$name (in the background)"
-	setsid nice -n "$niceness" bash -c "$*" >"$log" 2>&1 &
-	lanes+=("$!:$log:$name")
-}
-stop_lanes() {
-	local l
-	for l in ${lanes[@]+"${lanes[@]}"}; do
-		kill -- "-${l%%:*}" 2>/dev/null || true
-		l=${l#*:}
-		rm -f "${l%%:*}"
-	done
-}
-trap stop_lanes EXIT
-
-examples=github.com/vmnetkit/vmnetkit/examples
-dhcp=$(printf "$examples/dhcpagent/%s " agent e2e . internal/netnstest packetsocket udpsocket)
-dhcp=${dhcp//\/. / }
-# The three longest packages first, so that they start first.
-slow=$(printf "$examples/%s " capiipam/controller operator/controller capiipam/clusterctltest)
-rest=$(cd examples && GOWORK=off go list ./... | grep -v -x $(printf -- '-e %s ' $dhcp $slow))
-lane "go test -race, the DHCP lane (examples module)" 0 \
-	"cd examples && GOWORK=off go test -race -count=1 $dhcp"
-lane "go test -race, the API-server lane (the rest of the examples module)" 10 \
-	"cd examples && GOWORK=off go test -race -count=1 -p 3 $slow" $rest
-renice -n 10 $$ >/dev/null
-
-# Generated files (deep copies, CRDs, RBAC) must match their markers: the
-# check generates into a temporary folder and compares, so it never rewrites
-# the tree it checks (`make generate` does that).
-step "generated files up to date (hack/generate.sh -check)"
-hack/generate.sh -check
-
-step "go vet (root module)"
-GOWORK=off go vet ./...
-step "go vet (kube module)"
-(cd kube && GOWORK=off go vet ./...)
-step "go vet (examples module)"
-(cd examples && GOWORK=off go vet ./...)
-
-# The kube module's promise: a controller on go 1.23 with the oldest
-# controller-runtime it supports requires it (and the core) as a release
-# would be required, and none of its requirements move.
-step "importer check (hack/importer-check.sh)"
-hack/importer-check.sh
+# The network-namespace packages (the agent's tests and the whole-system
+# end-to-end test, about 4 and 7 minutes) mostly wait on DHCP timers: they
+# run in the background, beside every other step, and their output is
+# printed, and their result counted, at the end.
+sleepy="./dhcpagent/agent ./dhcpagent/e2e"
+sleepylog=$(mktemp)
+step "go test -race $sleepy (examples module, in the background)"
+(cd examples && GOWORK=off go test -race -count=1 $sleepy) >"$sleepylog" 2>&1 &
+sleepypid=$!
+trap 'kill $sleepypid 2>/dev/null || true; rm -f "$sleepylog"' EXIT
 
 step "go test -race (root module, fuzz seeds included)"
 GOWORK=off go test -race -count=1 ./...
 
 # fuzz runs every Fuzz target of the module in folder $1 for $fuzztime
-# (inputs, or a duration). The targets are found in the test files' text
-# (`go test -list` would build every package's test binary once more), and
-# each package's instrumented test binary is built once for all its targets,
-# then run as `go test -fuzz` runs it: in the package's folder (a failing
-# input is written to its testdata/fuzz), with Go's fuzz cache.
-fuzzbin=$(mktemp -d)
-fuzzcache=$(go env GOCACHE)/fuzz
+# (inputs, or a duration). The targets are found in the test files' text:
+# `go test -list` would build every package's test binary once more.
 fuzz() {
-	local dir pkg target targets
+	local dir pkg target
 	while read -r dir pkg; do
-		targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u || true)
-		[ -n "$targets" ] || continue
-		(cd "$1" && GOWORK=off go test -c -fuzz=. -o "$fuzzbin/fuzz.test" "$pkg")
-		for target in $targets; do
+		for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
 			echo "--- $pkg $target"
-			(cd "$dir" && "$fuzzbin/fuzz.test" -test.run='^$' -test.fuzz="^${target}\$" \
-				-test.fuzztime="$fuzztime" -test.fuzzcachedir="$fuzzcache/$pkg" -test.timeout=10m </dev/null)
+			(cd "$1" && GOWORK=off go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" </dev/null)
 		done
 	done < <(cd "$1" && GOWORK=off go list -f '{{.Dir}} {{.ImportPath}}' ./...)
 }
@@ -151,28 +101,20 @@ step "go test -race (kube module, fuzz seeds included)"
 step "short fuzz runs, kube module (${fuzztime} each)"
 fuzz kube
 
+step "go test -race (examples module, but $sleepy)"
+(cd examples && GOWORK=off go test -race -count=1 $(GOWORK=off go list ./... | grep -v -x -e "$(printf '%s\n' $sleepy | sed 's|^\./|github.com/vmnetkit/vmnetkit/examples/|')"))
+
 step "short fuzz runs, examples module (${fuzztime} each)"
 fuzz examples
-rm -rf "$fuzzbin"
 
 step "quickstart"
 go run ./examples/quickstart >/dev/null
 
-failed=""
-for l in "${lanes[@]}"; do
-	pid=${l%%:*}
-	l=${l#*:}
-	rc=0
-	wait "$pid" || rc=$?
-	step "${l#*:} (finished, exit $rc)"
-	cat "${l%%:*}"
-	[ $rc = 0 ] || failed="$failed
-FAIL (exit $rc): ${l#*:}"
-done
-if [ -n "$failed" ]; then
-	echo "$failed"
-	exit 1
-fi
+step "go test -race $sleepy (started in the background)"
+sleepyrc=0
+wait $sleepypid || sleepyrc=$?
+cat "$sleepylog"
+[ $sleepyrc = 0 ] || exit $sleepyrc
 
 echo
 echo "all checks passed in $((SECONDS - start)) s"
