@@ -13,13 +13,13 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/internal/logtest"
 )
 
+// How much slower than on the idle agent an exchange under attack may be.
 // The stall this test guards against held a reply about 3 s (a blocking
-// sendto waiting for neighbour discovery to give up), and a client
-// retransmits its first SOLICIT after 1 s. A scheduler on a loaded
-// machine under -race delays one exchange by tens of milliseconds (71 ms
-// seen in CI), so no single exchange may take exchangeSlack more than the
-// idle agent's slowest, half the retransmission time, and the median,
-// which one late wakeup does not move, keeps the tight bound.
+// sendto waiting for neighbour discovery), and a client retransmits its
+// first SOLICIT after 1 s: no exchange may take more than half that over
+// the idle agent's slowest. One late wakeup on a loaded machine under
+// -race costs tens of milliseconds (71 ms seen in CI) but does not move
+// the median, which keeps the tight bound.
 const (
 	exchangeSlack = 500 * time.Millisecond
 	medianSlack   = 50 * time.Millisecond
