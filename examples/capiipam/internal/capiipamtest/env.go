@@ -1,8 +1,9 @@
 package capiipamtest
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"k8s.io/client-go/rest"
@@ -29,14 +30,29 @@ var Scheme = kubetest.NewScheme(v1alpha1.AddToScheme, ipamv1.AddToScheme, cluste
 func Main(m *testing.M) int {
 	var capi []string
 	capi, crdErr = kubetest.ClusterAPICRDs()
-	env.CRDPaths = append(capi, filepath.Join(capiipamDir(), "config", "crd"))
+	dir, err := capiipamDir()
+	crdErr = errors.Join(crdErr, err)
+	env.CRDPaths = append(capi, filepath.Join(dir, "config", "crd"))
 	return kubetest.Main(m, &env)
 }
 
-// capiipamDir is examples/capiipam, found from this file's place.
-func capiipamDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+// capiipamDir is examples/capiipam: the nearest folder named capiipam at or
+// above the working directory, which go test sets to the package's folder.
+// Not this file's place from runtime.Caller: make test builds with
+// -trimpath, which makes that an import path.
+func capiipamDir() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if filepath.Base(d) == "capiipam" {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", errors.New("capiipamtest: no folder named capiipam at or above " + dir)
+		}
+	}
 }
 
 // APIServer returns the shared API server's admin config, starting it on
