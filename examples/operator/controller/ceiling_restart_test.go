@@ -41,7 +41,18 @@ func writeFilled(t *testing.T, c client.Client, p *v1alpha1.IPPool, n int) error
 	if err := c.Get(ctx, client.ObjectKeyFromObject(p), p); err != nil {
 		t.Fatal(err)
 	}
-	s, err := p.Spec.ParseSpec()
+	pool := filledPool(t, p.Spec, n)
+	p.Status.Allocated = ipam.FormatAllocated(pool.Snapshot())
+	st := pool.Stats()
+	p.Status.Size, p.Status.Used, p.Status.Available = st.Size.String(), st.Allocated.String(), st.Free.String()
+	return c.Status().Update(ctx, p)
+}
+
+// filledPool is a pool of spec with n allocations to synthetic MACs, made
+// with Allocate, as the operator hands them out.
+func filledPool(t *testing.T, spec v1alpha1.IPPoolSpec, n int) *ipam.Pool {
+	t.Helper()
+	s, err := spec.ParseSpec()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,10 +65,7 @@ func writeFilled(t *testing.T, c client.Client, p *v1alpha1.IPPool, n int) error
 			t.Fatal(err)
 		}
 	}
-	p.Status.Allocated = ipam.FormatAllocated(pool.Snapshot())
-	st := pool.Stats()
-	p.Status.Size, p.Status.Used, p.Status.Available = st.Size.String(), st.Allocated.String(), st.Free.String()
-	return c.Status().Update(ctx, p)
+	return pool
 }
 
 // TestCapacityLimitAtDefault runs the operator at its default limit on a pool
@@ -186,8 +194,8 @@ func TestRestartNearCeiling(t *testing.T) {
 }
 
 // TestStatusTooLarge runs the operator with a limit above what the API server
-// holds, on two pools of full-length IPv6 addresses filled by bisection on
-// the point where the API server refuses their status:
+// holds, on two pools of full-length IPv6 addresses filled by a search
+// (searchCeiling) for the point where the API server refuses their status:
 //   - one filled to the very edge, which cannot take even the operator's
 //     first condition: one Warning Event (StatusTooLarge), and the write is
 //     not retried;
@@ -206,15 +214,15 @@ func TestStatusTooLarge(t *testing.T) {
 	if err := c.Create(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	ok, bad := 20000, 40000
-	for bad-ok > 2 {
-		mid := (ok + bad) / 2
-		if err := writeFilled(t, c, p, mid); err != nil {
-			bad = mid
-		} else {
-			ok = mid
-		}
+	// 20,000 fits (TestStatusMapCeiling measures about 29,100); from that
+	// object's size the search aims at the edge.
+	if err := writeFilled(t, c, p, 20000); err != nil {
+		t.Fatal(err)
 	}
+	write := func(n int) error { return writeFilled(t, c, p, n) }
+	ok, bad, _ := searchCeiling(t, write, guessCeiling(t, p, 20000, func(n int) int {
+		return jsonSize(t, ipam.FormatAllocated(filledPool(t, spec, n).Snapshot()))
+	}), 2)
 	const headroom = 30 // room for the operator's conditions and ~20 allocations
 	if err := writeFilled(t, c, p, ok-headroom); err != nil {
 		t.Fatal(err)
