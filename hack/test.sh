@@ -80,20 +80,30 @@ sleepylog=$(mktemp)
 step "go test -race $sleepy (examples module, in the background)"
 (cd examples && GOWORK=off go test -race -count=1 $sleepy) >"$sleepylog" 2>&1 &
 sleepypid=$!
-trap 'kill $sleepypid 2>/dev/null || true; rm -f "$sleepylog"' EXIT
+fuzzbin=$(mktemp -d)
+trap 'kill $sleepypid 2>/dev/null || true; rm -rf "$sleepylog" "$fuzzbin"' EXIT
 
 step "go test -race (root module, fuzz seeds included)"
 GOWORK=off go test -race -count=1 ./...
 
 # fuzz runs every Fuzz target of the module in folder $1 for $fuzztime
-# (inputs, or a duration). The targets are found in the test files' text:
-# `go test -list` would build every package's test binary once more.
+# (inputs, or a duration). The targets are found in the test files' text
+# (`go test -list` would build every package's test binary once more), and
+# each package's instrumented test binary is linked once for all its
+# targets (not once per target, as `go test -fuzz` does), then run as
+# `go test -fuzz` runs it: in the package's folder (a failing input is
+# written to its testdata/fuzz), with Go's fuzz cache.
+fuzzcache=$(go env GOCACHE)/fuzz
 fuzz() {
-	local dir pkg target
+	local dir pkg target targets
 	while read -r dir pkg; do
-		for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do
+		targets=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u || true)
+		[ -n "$targets" ] || continue
+		(cd "$1" && GOWORK=off go test -c -fuzz=. -o "$fuzzbin/fuzz.test" "$pkg")
+		for target in $targets; do
 			echo "--- $pkg $target"
-			(cd "$1" && GOWORK=off go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" </dev/null)
+			(cd "$dir" && "$fuzzbin/fuzz.test" -test.run='^$' -test.fuzz="^${target}\$" \
+				-test.fuzztime="$fuzztime" -test.fuzzcachedir="$fuzzcache/$pkg" -test.timeout=10m </dev/null)
 		done
 	done < <(cd "$1" && GOWORK=off go list -f '{{.Dir}} {{.ImportPath}}' ./...)
 }
