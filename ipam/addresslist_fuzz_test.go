@@ -4,6 +4,8 @@ import (
 	"errors"
 	"regexp"
 	"testing"
+
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 )
 
 // addressListFields are the field names AddressList.Parse may report.
@@ -28,8 +30,8 @@ func FuzzAddressList(f *testing.F) {
 	f.Add("::ffff:10.0.0.1", 120, "", "", false)
 	f.Fuzz(func(t *testing.T, addresses string, prefix int, gateway, excluded string, allocateReserved bool) {
 		list := AddressList{
-			Addresses: splitList(addresses), Prefix: prefix, Gateway: gateway,
-			ExcludedAddresses: splitList(excluded), AllocateReservedIPAddresses: allocateReserved,
+			Addresses: netiptest.SplitList(addresses), Prefix: prefix, Gateway: gateway,
+			ExcludedAddresses: netiptest.SplitList(excluded), AllocateReservedIPAddresses: allocateReserved,
 		}
 		spec, err := list.Parse()
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"go4.org/netipx"
 
 	"github.com/vmnetkit/vmnetkit/internal/errtext"
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 )
 
 // refRange parses s the way the text rule describes it, with netip and
@@ -102,14 +103,6 @@ func FuzzParseRange(f *testing.F) {
 	})
 }
 
-// splitList splits a comma-separated fuzz string into a list; "" is none.
-func splitList(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, ",")
-}
-
 // FuzzSpecText parses a SpecText of fuzzed fields: an error always wraps
 // ErrInvalidSpec; a Spec is valid, makes a pool, and comes back from its
 // Text and its JSON.
@@ -135,7 +128,7 @@ func FuzzSpecText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cidr, start, end, exclude, reserved, strategy, owners string) {
 		text := SpecText{
 			CIDR: cidr, Start: start, End: end,
-			Exclude: splitList(exclude), Reserved: splitList(reserved),
+			Exclude: netiptest.SplitList(exclude), Reserved: netiptest.SplitList(reserved),
 			Strategy: strategy, Owners: owners,
 			// Both rules for the subnet ends, from one input.
 			AllocateSubnetEnds: len(cidr)%2 == 1,

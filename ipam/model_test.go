@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"go4.org/netipx"
+
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 )
 
 // model is the obviously correct pool the state-machine test compares Pool
@@ -224,25 +226,19 @@ func (m *model) stats() [5]string {
 	rs, _ := rb.IPSet()
 	size := new(big.Int)
 	for _, r := range window.Ranges() {
-		size.Add(size, rangeSize(r))
+		size.Add(size, netiptest.RangeSize(r))
 	}
 	alloc := big.NewInt(int64(len(m.addrs)))
 	excl, res := new(big.Int), new(big.Int)
 	for _, r := range ex.Ranges() {
-		excl.Add(excl, rangeSize(r))
+		excl.Add(excl, netiptest.RangeSize(r))
 	}
 	for _, r := range rs.Ranges() {
-		res.Add(res, rangeSize(r))
+		res.Add(res, netiptest.RangeSize(r))
 	}
 	free := new(big.Int).Sub(size, alloc)
 	free.Sub(free, excl).Sub(free, res)
 	return [5]string{size.String(), alloc.String(), excl.String(), res.String(), free.String()}
-}
-
-func rangeSize(r netipx.IPRange) *big.Int {
-	from, to := r.From().As16(), r.To().As16()
-	n := new(big.Int).Sub(new(big.Int).SetBytes(to[:]), new(big.Int).SetBytes(from[:]))
-	return n.Add(n, big.NewInt(1))
 }
 
 func statsStrings(s Stats) [5]string {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vmnetkit/vmnetkit/conditions"
 	infrav1 "github.com/vmnetkit/vmnetkit/examples/provider/api/v1alpha1"
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 	"github.com/vmnetkit/vmnetkit/kube"
 	"github.com/vmnetkit/vmnetkit/readiness"
 )
@@ -455,10 +456,10 @@ func FuzzObserve(f *testing.F) {
 	f.Add("IPV4V6_DHCP", mac1, "", mac1, "10.0.0.5/40,/,", "", false)
 	f.Fuzz(func(t *testing.T, typ, mac, static, nicMAC, nicAddrs, nodeAddr string, counting bool) {
 		m := machine("ns", "vm-0", []infrav1.NetworkDevice{
-			{Type: typ, MACAddress: mac, IPAddresses: splitList(static)},
+			{Type: typ, MACAddress: mac, IPAddresses: netiptest.SplitList(static)},
 			{Type: "IPV4_DHCP"},
 		})
-		m.Status.Network = []infrav1.NICStatus{{MACAddress: nicMAC, IPAddresses: splitList(nicAddrs)}}
+		m.Status.Network = []infrav1.NICStatus{{MACAddress: nicMAC, IPAddresses: netiptest.SplitList(nicAddrs)}}
 		node := nodeWith(corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: nodeAddr})
 		p := readiness.Strict
 		if counting {
@@ -484,11 +485,4 @@ func FuzzObserve(f *testing.F) {
 			t.Fatalf("second ApplyVerdict of the same verdict reported a change")
 		}
 	})
-}
-
-func splitList(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, ",")
 }

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"testing"
 
+	"go4.org/netipx"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -51,6 +53,47 @@ func TestPanicsOnGarbage(t *testing.T) {
 				}
 			}()
 			tt.f()
+		})
+	}
+}
+
+func TestRangeSize(t *testing.T) {
+	tests := []struct {
+		name string
+		r    netipx.IPRange
+		want string
+	}{
+		{"invalid", netipx.IPRange{}, "0"},
+		{"one address", netipx.IPRangeFrom(netip.MustParseAddr("10.0.0.1"), netip.MustParseAddr("10.0.0.1")), "1"},
+		{"a /24", netipx.RangeOfPrefix(netip.MustParsePrefix("10.0.0.0/24")), "256"},
+		{"a /64", netipx.RangeOfPrefix(netip.MustParsePrefix("fd00::/64")), "18446744073709551616"},
+		{"all of ::/0", netipx.RangeOfPrefix(netip.MustParsePrefix("::/0")), "340282366920938463463374607431768211456"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := RangeSize(tt.r).String(); got != tt.want {
+				t.Errorf("RangeSize(%v) = %s, want %s", tt.r, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSplitList(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"empty", "", nil},
+		{"one", "a", []string{"a"}},
+		{"two", "a,b", []string{"a", "b"}},
+		{"empty items kept", ",a,", []string{"", "a", ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, SplitList(tt.in)); diff != "" {
+				t.Errorf("SplitList(%q) (-want +got):\n%s", tt.in, diff)
+			}
 		})
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/vmnetkit/vmnetkit/examples/internal/kubetest"
 	"github.com/vmnetkit/vmnetkit/examples/operator/api/v1alpha1"
 	"github.com/vmnetkit/vmnetkit/examples/operator/controller"
+	"github.com/vmnetkit/vmnetkit/internal/netiptest"
 	"github.com/vmnetkit/vmnetkit/ipam"
 )
 
@@ -266,19 +267,13 @@ func limitsOf(t *testing.T, s v1alpha1.IPPoolSpec) limits {
 	if err != nil {
 		t.Fatal(err)
 	}
-	size := rangeSize(rng)
+	size := netiptest.RangeSize(rng)
 	free := new(big.Int).Set(size)
 	for _, r := range excl.Ranges() {
-		free.Sub(free, rangeSize(r))
+		free.Sub(free, netiptest.RangeSize(r))
 	}
 	free.Sub(free, big.NewInt(int64(len(res))))
 	return limits{rng: rng, excluded: excl, reserved: res, size: size, free: free}
-}
-
-func rangeSize(r netipx.IPRange) *big.Int {
-	from, to := r.From().As16(), r.To().As16()
-	n := new(big.Int).Sub(new(big.Int).SetBytes(to[:]), new(big.Int).SetBytes(from[:]))
-	return n.Add(n, big.NewInt(1))
 }
 
 // refuses says why a is not allocatable, or "".
