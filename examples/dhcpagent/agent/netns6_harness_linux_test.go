@@ -137,6 +137,11 @@ func newLab6With(t *testing.T, packet bool, clientMAC string, allocated6 map[str
 	netnstest.Require(t)
 	l := &lab6{p: netnstest.NewPair(t, clientMAC, lab6Server, "10.77.0.2/24"), logs: &logtest.Buffer{},
 		path: filepath.Join(t.TempDir(), "pool.json")}
+	// The agent answers from the server's link-local address, which is
+	// tentative for about a second after the link comes up (DAD): on a
+	// loaded machine a first exchange then failed with "no IPv6 link-local
+	// address". A host's agent starts on a link that is up.
+	netnstest.LinkLocal(t, l.p.ServerNS, l.p.ServerIf)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("agent log:\n%s", l.logs)
