@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -178,27 +177,10 @@ func (h *lifecycleHost) stop() {
 
 // events are the script's events so far, in order.
 func (h *lifecycleHost) events() []scriptEvent {
-	files, _ := filepath.Glob(filepath.Join(h.dir, "ev.*"))
-	slices.Sort(files)
 	var evs []scriptEvent
-	for _, f := range files {
-		if strings.HasSuffix(f, ".tmp") {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		env := map[string]string{}
-		for _, line := range strings.Split(string(data), "\n") {
-			if k, v, ok := strings.Cut(line, "="); ok {
-				env[k] = v
-			}
-		}
-		var ns int64
-		fmt.Sscanf(strings.TrimPrefix(filepath.Base(f), "ev."), "%d", &ns)
-		evs = append(evs, scriptEvent{name: env["EVENT"], kind: h.c.Kind(env["EVENT"]),
-			addr: normalize(env[h.c.Vars[0]]), env: env, at: time.Unix(0, ns)})
+	for _, e := range netnstest.ScriptEvents(h.dir) {
+		evs = append(evs, scriptEvent{name: e.Env["EVENT"], kind: h.c.Kind(e.Env["EVENT"]),
+			addr: normalize(e.Env[h.c.Vars[0]]), env: e.Env, at: e.At})
 	}
 	return evs
 }

@@ -100,9 +100,28 @@ func (r *Run4) Stop() {
 
 // Events are the script's events so far, in order.
 func (r *Run4) Events() []Event4 {
-	files, _ := filepath.Glob(filepath.Join(r.dir, "ev.*"))
-	slices.Sort(files)
 	var evs []Event4
+	for _, e := range ScriptEvents(r.dir) {
+		evs = append(evs, Event4{Name: e.Env["EVENT"], Kind: r.c.Kind(e.Env["EVENT"]),
+			Addr: strings.Trim(e.Env[r.c.Vars[0]], `"'`), Env: e.Env, At: e.At})
+	}
+	return evs
+}
+
+// ScriptEvent is one event a client's script wrote: its variables, and
+// when.
+type ScriptEvent struct {
+	Env map[string]string
+	At  time.Time
+}
+
+// ScriptEvents reads the events a client's script (Script4) wrote into
+// dir, in order: one file ev.<Unix nanoseconds> of KEY=value lines each;
+// a .tmp file is one still being written, and is left out.
+func ScriptEvents(dir string) []ScriptEvent {
+	files, _ := filepath.Glob(filepath.Join(dir, "ev.*"))
+	slices.Sort(files)
+	var evs []ScriptEvent
 	for _, f := range files {
 		if strings.HasSuffix(f, ".tmp") {
 			continue
@@ -119,8 +138,7 @@ func (r *Run4) Events() []Event4 {
 		}
 		var ns int64
 		fmt.Sscanf(strings.TrimPrefix(filepath.Base(f), "ev."), "%d", &ns)
-		evs = append(evs, Event4{Name: env["EVENT"], Kind: r.c.Kind(env["EVENT"]),
-			Addr: strings.Trim(env[r.c.Vars[0]], `"'`), Env: env, At: time.Unix(0, ns)})
+		evs = append(evs, ScriptEvent{Env: env, At: time.Unix(0, ns)})
 	}
 	return evs
 }
