@@ -86,17 +86,7 @@ var (
 			// decline test wants it); dhcpcd configures the address itself.
 			return []string{"dhcpcd", "-4", "-B", "-d", "--noarp", "-f", "/dev/null", "-c", script, iface}
 		},
-		Kind: func(ev string) string {
-			switch ev {
-			case "BOUND", "REBOOT":
-				return "bound"
-			case "RENEW", "REBIND":
-				return "renew"
-			case "NAK":
-				return "nak"
-			}
-			return ""
-		},
+		Kind: func(ev string) string { return iscKind(ev, "NAK") },
 		Vars: iscVars,
 	}
 	Dhclient4 = Client4{
@@ -113,17 +103,8 @@ var (
 			return []string{"dhclient", "-4", "-d", "-v", "-cf", filepath.Join(dir, "dhclient.conf"), "-sf", script,
 				"-lf", filepath.Join(dir, "leases"), "-pf", filepath.Join(dir, "pid"), iface}
 		},
-		Kind: func(ev string) string {
-			switch ev {
-			case "BOUND", "REBOOT":
-				return "bound"
-			case "RENEW", "REBIND":
-				return "renew"
-			case "EXPIRE": // dhclient reports a NAK as EXPIRE: drop the old binding
-				return "nak"
-			}
-			return ""
-		},
+		// dhclient reports a NAK as EXPIRE: drop the old binding.
+		Kind: func(ev string) string { return iscKind(ev, "EXPIRE") },
 		Vars: iscVars,
 		Setup: func(t testing.TB, dir string) {
 			// Debian's request list, and retries within a second or two
@@ -141,6 +122,20 @@ backoff-cutoff 2;
 		},
 	}
 )
+
+// iscKind is the kind of an ISC-style script reason (dhclient's and
+// dhcpcd's): "bound", "renew", "nak" for the client's reason nak, or "".
+func iscKind(ev, nak string) string {
+	switch ev {
+	case "BOUND", "REBOOT":
+		return "bound"
+	case "RENEW", "REBIND":
+		return "renew"
+	case nak:
+		return "nak"
+	}
+	return ""
+}
 
 // iscVars are the script variables of ISC dhclient's and dhcpcd's
 // scripts (dhcpcd took the names of dhclient-script's).
